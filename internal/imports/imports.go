@@ -67,5 +67,11 @@ type Result struct {
 // Read reads one kind for home and cwd. An unknown kind yields an empty
 // Result, as the adapter ignores unknown kinds.
 func Read(kind, home, cwd string) Result {
-	panic("imports.Read: not implemented yet")
+	read, ok := readers[kind]
+	if !ok {
+		return Result{}
+	}
+	r := newReader(kind, home, cwd)
+	read(r)
+	return r.res
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package approval
+
+const openFlags = 0

@@ -1,0 +1,139 @@
+package toolname
+
+// Server is what the reverse lookups need to know about one configured,
+// enabled server.
+type Server struct {
+	Name string
+	// Mode is the server's effective toolPrefix mode (see EffectiveMode).
+	Mode string
+	// Tools are the original MCP tool names from a valid metadata cache
+	// entry. Tools and Resources both nil means the server has no valid
+	// cache entry; pass an empty non-nil slice for a cached server that
+	// lists no tools.
+	Tools []string
+	// Resources are the cached resource names, nil when the server does not
+	// expose resources (exposeResources: false) or has no cache entry.
+	Resources []string
+	// DirectTools says whether the server registers direct tools (its own
+	// directTools, settings.directTools or MCP_DIRECT_TOOLS). A caller that
+	// cannot tell should say true.
+	DirectTools bool
+}
+
+func (s Server) cached() bool { return s.Tools != nil || s.Resources != nil }
+
+// OwnersOfDirect lists, in input order, every server that could own a direct
+// tool named toolName:
+//   - a server whose prefix under any of "server", "short" and "mcp" (its
+//     own mode or not) starts the name followed by '_';
+//   - a server whose effective prefix is empty ("none", or "server" for a
+//     server named "") when one of its cached tools or resources produces
+//     exactly that name, or when it has no cache entry, since then nothing
+//     tells it apart.
+//
+// Only servers with DirectTools count. A name the adapter never registers
+// as a direct tool (read, bash, edit, write, grep, find, ls, mcp) has no
+// owner. Two owners mean the adapter skipped the name or the guard cannot
+// tell; the caller must treat every one as involved.
+func OwnersOfDirect(toolName string, servers []Server) []string {
+	if builtin[toolName] {
+		return nil
+	}
+	var out []string
+	for _, s := range servers {
+		if s.DirectTools && ownsDirect(toolName, s) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func ownsDirect(name string, s Server) bool {
+	for _, m := range namedModes {
+		if startsWithPrefix(name, s.Name, m, false, false) {
+			return true
+		}
+	}
+	mode := normMode(s.Mode)
+	if mode != ModeNone && !(mode == ModeServer && s.Name == "") {
+		return false
+	}
+	if !s.cached() {
+		return true
+	}
+	for _, t := range s.Tools {
+		if unprefixedEqual(t, name) {
+			return true
+		}
+	}
+	for _, r := range s.Resources {
+		if ResourceTool(r) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// OwnerOfNamespace returns the server whose namespace proxy is named
+// toolName (mcp__<Namespace(server)>). It reports false when no server has
+// that name, and when two or more do: the adapter registers no proxy for
+// names that normalise to the same namespace.
+func OwnerOfNamespace(toolName string, servers []string) (string, bool) {
+	if len(toolName) < len("mcp__") || toolName[:5] != "mcp__" {
+		return "", false
+	}
+	owner, n := "", 0
+	for _, s := range servers {
+		if NamespaceTool(s) == toolName {
+			owner = s
+			n++
+		}
+	}
+	if n != 1 {
+		return "", false
+	}
+	return owner, true
+}
+
+// CouldServe lists, in input order, every server that could end up serving
+// an mcp proxy call {tool: toolName} that names no server. It is a superset
+// of what the adapter's resolution (exact display name, original name,
+// longest unique prefix, candidate forms, lazy connection by prefix) can
+// pick:
+//   - a server whose prefix under "server", "short" or "mcp", plain or in its
+//     legacy form, starts the name followed by '_', with '-' and '_' read as
+//     equal;
+//   - a server with a cached tool or resource whose base name equals the
+//     name once '-' and '.' are read as '_'.
+//
+// Every candidate name from CandidateNames falls under one of the two. A
+// server with no cache entry and no matching prefix is not listed: the
+// adapter has nothing to match it by and does not start it.
+func CouldServe(toolName string, servers []Server) []string {
+	var out []string
+	for _, s := range servers {
+		if couldServe(toolName, s) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func couldServe(name string, s Server) bool {
+	for _, m := range namedModes {
+		if startsWithPrefix(name, s.Name, m, false, true) || startsWithPrefix(name, s.Name, m, true, true) {
+			return true
+		}
+	}
+	for _, t := range s.Tools {
+		if sameName(t, name) {
+			return true
+		}
+	}
+	for _, r := range s.Resources {
+		if sameName(ResourceTool(r), name) {
+			return true
+		}
+	}
+	return false
+}
