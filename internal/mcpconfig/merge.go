@@ -1,0 +1,169 @@
+package mcpconfig
+
+// Keys a higher entry's transport removes from the entry beneath it.
+var (
+	// commandDrops: a higher `command` drops the lower HTTP and socket keys.
+	commandDrops = []string{
+		"url", "headers", "requestHeadersCommand", "caFile", "auth", "bearerToken",
+		"bearerTokenEnv", "bearerTokenStore", "oauth", "httpTransport", "socket",
+	}
+	// urlDrops: a higher `url` drops the lower process and socket keys.
+	urlDrops = []string{"command", "args", "env", "cwd", "pluginDataDir", "literalEnv", "inheritEnv", "socket"}
+	// socketDrops: a higher `socket` drops both groups.
+	socketDrops = []string{
+		"command", "args", "env", "cwd", "pluginDataDir", "literalEnv", "inheritEnv", "url",
+		"headers", "requestHeadersCommand", "caFile", "auth", "bearerToken", "bearerTokenEnv",
+		"bearerTokenStore", "oauth", "httpTransport",
+	}
+	// urlBoundDrops: credentials bound to a URL, dropped when the URL changes.
+	// oauth goes too unless it is literally false.
+	urlBoundDrops = []string{"headers", "bearerToken", "bearerTokenEnv", "bearerTokenStore", "requestHeadersCommand", "caFile"}
+)
+
+// Agent Plugin fields the adapter keeps literal (it marks them on the
+// translated entry); the mark travels with the field through merges.
+const (
+	litArgs uint8 = 1 << iota
+	litEnv
+	litCwd
+	litHeaders
+)
+
+var literalFields = [...]struct {
+	key  string
+	mark uint8
+}{{"args", litArgs}, {"env", litEnv}, {"cwd", litCwd}, {"headers", litHeaders}}
+
+// MergeEntry lays next over base the way the adapter merges two definitions
+// of one server: shallow, key by key, after removing the inherited keys a
+// higher command, url or socket displaces, and the URL-bound credentials when
+// the url changes. A nil base means no lower definition. Neither input is
+// modified; nested values are shared, not copied.
+func MergeEntry(base, next Entry) Entry {
+	e, _ := mergeMarked(base, 0, base != nil, next, 0)
+	return e
+}
+
+// mergeMarked is MergeEntry carrying the Agent Plugin literal-field marks of
+// both sides. hasBase distinguishes "no lower entry" from an empty one.
+func mergeMarked(base Entry, baseLit uint8, hasBase bool, next Entry, nextLit uint8) (Entry, uint8) {
+	if !hasBase {
+		out := make(Entry, len(next))
+		for k, v := range next {
+			out[k] = v
+		}
+		lit := uint8(0)
+		for _, f := range literalFields {
+			if _, ok := next[f.key]; ok && nextLit&f.mark != 0 {
+				lit |= f.mark
+			}
+		}
+		return out, lit
+	}
+	drop := map[string]bool{}
+	if _, ok := next["command"].(string); ok {
+		for _, k := range commandDrops {
+			drop[k] = true
+		}
+	} else if _, ok := next["url"].(string); ok {
+		for _, k := range urlDrops {
+			drop[k] = true
+		}
+	} else if _, ok := next["socket"].(string); ok {
+		for _, k := range socketDrops {
+			drop[k] = true
+		}
+	}
+	if nu, ok := next["url"].(string); ok {
+		if bu, same := base["url"].(string); !same || bu != nu {
+			for _, k := range urlBoundDrops {
+				drop[k] = true
+			}
+			if o, ok := base["oauth"].(bool); !ok || o {
+				drop["oauth"] = true
+			}
+		}
+	}
+	if _, ok := next["env"]; ok && baseLit&litEnv != 0 {
+		if _, ok := base["env"]; ok {
+			if _, ok := next["literalEnv"]; !ok {
+				drop["literalEnv"] = true
+			}
+		}
+	}
+	out := make(Entry, len(base)+len(next))
+	for k, v := range base {
+		if !drop[k] {
+			out[k] = v
+		}
+	}
+	for k, v := range next {
+		out[k] = v
+	}
+	lit := uint8(0)
+	for _, f := range literalFields {
+		if _, ok := next[f.key]; ok {
+			if nextLit&f.mark != 0 {
+				lit |= f.mark
+			}
+			continue
+		}
+		if _, ok := base[f.key]; ok && !drop[f.key] && baseLit&f.mark != 0 {
+			lit |= f.mark
+		}
+	}
+	return out, lit
+}
+
+// node is one server's definition while the adapter's merge tree is built:
+// the merged entry, its literal-field marks and the fragments it came from.
+type node struct {
+	entry    Entry
+	lit      uint8
+	contribs []Contribution
+}
+
+func leaf(c Contribution, lit uint8) *node {
+	return &node{entry: c.Entry, lit: lit, contribs: []Contribution{c}}
+}
+
+func mergeNode(base, next *node) *node {
+	if base == nil {
+		e, lit := mergeMarked(nil, 0, false, next.entry, next.lit)
+		return &node{entry: e, lit: lit, contribs: next.contribs}
+	}
+	e, lit := mergeMarked(base.entry, base.lit, true, next.entry, next.lit)
+	cs := make([]Contribution, 0, len(base.contribs)+len(next.contribs))
+	cs = append(append(cs, base.contribs...), next.contribs...)
+	return &node{entry: e, lit: lit, contribs: cs}
+}
+
+// serverMap keeps names in a deterministic order (the order they were added).
+type serverMap struct {
+	names []string
+	nodes map[string]*node
+}
+
+func newServerMap() *serverMap { return &serverMap{nodes: map[string]*node{}} }
+
+func (m *serverMap) set(name string, n *node) {
+	if _, ok := m.nodes[name]; !ok {
+		m.names = append(m.names, name)
+	}
+	m.nodes[name] = n
+}
+
+func (m *serverMap) has(name string) bool { _, ok := m.nodes[name]; return ok }
+
+// mergeMaps is the adapter's mergeServerMaps: every server of next is laid
+// over the same-named server of base.
+func mergeMaps(base, next *serverMap) *serverMap {
+	out := &serverMap{names: append([]string(nil), base.names...), nodes: make(map[string]*node, len(base.nodes)+len(next.nodes))}
+	for k, v := range base.nodes {
+		out.nodes[k] = v
+	}
+	for _, name := range next.names {
+		out.set(name, mergeNode(base.nodes[name], next.nodes[name]))
+	}
+	return out
+}
