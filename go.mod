@@ -12,5 +12,6 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/tools v0.44.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/paths"
+)
+
+func init() {
+	mcpSubcommands = append(mcpSubcommands, (*app).approveCommand, (*app).rejectCommand, (*app).resetCommand)
+}
+
+// repositoryServer finds a server a decision may be recorded for.
+func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, error) {
+	s, err := a.findServer(g, name)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Repository {
+		return nil, refused(fmt.Errorf("%s is not a repository server: it comes from %s, which is your own configuration, so there is nothing to %s",
+			name, display(a.env.Home, g.View.Cwd, s.Config.Source.File), verb),
+			"servers in your global files need no approval; use '"+a.mcpCmd()+" disable "+name+"' to stop using it")
+	}
+	if g.StoreErr != nil {
+		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
+			"repair or move "+paths.ApprovalStore(a.env.Home)+"; piagent never overwrites a store it cannot read")
+	}
+	return s, nil
+}
+
+func (a *app) approveCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "approve NAME",
+		Short: "Show what a repository server will run, then record your consent for this project",
+		Args:  exactArgs(1, "NAME"),
+	}
+	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
+	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		s, err := a.repositoryServer(g, args[0], "approve")
+		if err != nil {
+			return err
+		}
+		a.printApproval(g, s)
+		if a.env.Interactive && !*yes {
+			ok, err := a.confirm(fmt.Sprintf("Approve %s for %s? [y/N] ", s.Name, g.Project))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return refused(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
+			}
+		}
+		files := map[string]string{}
+		for _, p := range s.Pinned {
+			if p.Digest != "" {
+				files[p.Path] = p.Digest
+			}
+		}
+		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}
+		if err := a.record(g.Project, s.Name, &dec); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.env.Stdout, "approved %s for %s\n", s.Name, g.Project)
+		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", paths.ApprovalStore(a.env.Home))
+		return nil
+	})
+	return c
+}
+
+// printApproval shows what consent covers: the merged definition, the part
+// the repository owns, and the files pinned with it.
+func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
+	w := a.env.Stdout
+	d := a.getData(g, s)
+	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
+	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
+	fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, indentJSON(d.Owned))
+	if len(s.Pinned) > 0 {
+		fmt.Fprintf(w, "pinned files:\n")
+		for _, p := range s.Pinned {
+			state := p.Digest
+			if p.Digest == "" {
+				state = "missing"
+			}
+			fmt.Fprintf(w, "  %s %s\n", p.Path, state)
+		}
+	}
+}
+
+func (a *app) confirm(prompt string) (bool, error) {
+	fmt.Fprint(a.env.Stderr, prompt)
+	line, err := bufio.NewReader(a.env.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return false, nil
+	}
+	ans := strings.ToLower(strings.TrimSpace(line))
+	return ans == "y" || ans == "yes", nil
+}
+
+// record writes one decision (nil deletes it) under the store's lock.
+func (a *app) record(project, name string, dec *approval.Decision) error {
+	store := approval.Open(paths.ApprovalStore(a.env.Home))
+	err := store.Update(func(d *approval.Data) error {
+		if dec == nil {
+			d.Delete(project, name)
+		} else {
+			d.Set(project, name, *dec)
+		}
+		return nil
+	})
+	if err != nil {
+		return refused(fmt.Errorf("cannot record the decision: %w", err),
+			"piagent never overwrites an approval store it cannot read; repair or move it")
+	}
+	return nil
+}
+
+func (a *app) rejectCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "reject NAME",
+		Short: "Record that a repository server must not run in this project",
+		Args:  exactArgs(1, "NAME"),
+	}
+	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		s, err := a.repositoryServer(g, args[0], "reject")
+		if err != nil {
+			return err
+		}
+		dec := approval.Decision{Decision: "rejected", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339)}
+		if err := a.record(g.Project, s.Name, &dec); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.env.Stdout, "rejected %s for %s\n", s.Name, g.Project)
+		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", paths.ApprovalStore(a.env.Home))
+		return nil
+	})
+	return c
+}
+
+func (a *app) resetCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "reset [NAME]",
+		Short: "Forget this project's decisions (or one server's), or with --stale those of projects that no longer exist",
+		Args:  cobra.MaximumNArgs(1),
+	}
+	stale := c.Flags().Bool("stale", false, "drop the decisions of every project path that no longer exists")
+	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		storePath := paths.ApprovalStore(a.env.Home)
+		store := approval.Open(storePath)
+		if *stale {
+			if len(args) > 0 {
+				return usagef("reset --stale takes no server name")
+			}
+			var dropped []string
+			err := store.Update(func(d *approval.Data) error {
+				dropped = d.Stale(func(p string) bool { _, err := os.Stat(p); return err == nil })
+				for _, p := range dropped {
+					d.Delete(p, "")
+				}
+				return nil
+			})
+			if err != nil {
+				return refused(fmt.Errorf("cannot reset: %w", err))
+			}
+			for _, p := range dropped {
+				fmt.Fprintf(a.env.Stdout, "dropped decisions for %s (gone)\n", p)
+			}
+			if len(dropped) == 0 {
+				fmt.Fprintln(a.env.Stdout, "no stale projects")
+			}
+			fmt.Fprintf(a.env.Stdout, "store: %s\n", storePath)
+			return nil
+		}
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		project, err := approval.ProjectKey(dir)
+		if err != nil {
+			return err
+		}
+		name := ""
+		if len(args) == 1 {
+			name = args[0]
+		}
+		found := false
+		err = store.Update(func(d *approval.Data) error {
+			found = d.Delete(project, name)
+			return nil
+		})
+		if err != nil {
+			return refused(fmt.Errorf("cannot reset: %w", err))
+		}
+		switch {
+		case !found && name != "":
+			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)
+		case !found:
+			fmt.Fprintf(a.env.Stdout, "no decisions recorded for %s\n", project)
+		case name != "":
+			fmt.Fprintf(a.env.Stdout, "forgot the decision for %s in %s\n", name, project)
+		default:
+			fmt.Fprintf(a.env.Stdout, "forgot every decision for %s\n", project)
+		}
+		fmt.Fprintf(a.env.Stdout, "store: %s\n", storePath)
+		return nil
+	})
+	return c
+}

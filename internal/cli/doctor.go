@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+)
+
+func init() { mcpSubcommands = append(mcpSubcommands, (*app).doctorCommand, (*app).noticeCommand) }
+
+type dockerJSON struct {
+	Checked bool     `json:"checked"`
+	Running bool     `json:"running"`
+	Error   string   `json:"error,omitempty"`
+	For     []string `json:"servers,omitempty"`
+}
+
+type doctorJSON struct {
+	listJSON
+	Imports       []mcpconfig.ImportDecl   `json:"imports"`
+	ImportTargets []mcpconfig.ImportTarget `json:"importTargets"`
+	Warnings      []gate.Warning           `json:"warnings"`
+	Docker        dockerJSON               `json:"docker"`
+	Attention     bool                     `json:"attention"`
+}
+
+// dockerCheck runs `docker info`, only here and only when a server needs it.
+var dockerCheck = func(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
+func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
+	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention()}
+	for _, t := range g.View.ImportTargets {
+		if t.Status != mcpconfig.TargetMissing {
+			d.ImportTargets = append(d.ImportTargets, t)
+		}
+	}
+	if d.Imports == nil {
+		d.Imports = []mcpconfig.ImportDecl{}
+	}
+	if d.ImportTargets == nil {
+		d.ImportTargets = []mcpconfig.ImportTarget{}
+	}
+	if d.Warnings == nil {
+		d.Warnings = []gate.Warning{}
+	}
+	for _, s := range g.Servers {
+		if cmd, _ := s.Config.Entry["command"].(string); cmd == "docker" && s.State != gate.Disabled {
+			d.Docker.For = append(d.Docker.For, s.Name)
+		}
+	}
+	if len(d.Docker.For) > 0 {
+		d.Docker.Checked = true
+		if err := dockerCheck(c.Context()); err != nil {
+			d.Docker.Error = err.Error()
+		} else {
+			d.Docker.Running = true
+		}
+	}
+	return d
+}
+
+func (a *app) doctorCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Explain every server's state, what it needs and the command that fixes it; exit 1 when MCP needs attention",
+		Args:  cobra.NoArgs,
+	}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		d := a.doctorData(c, g)
+		if *asJSON {
+			if err := a.writeJSON(d); err != nil {
+				return err
+			}
+		} else {
+			a.printDoctor(g, d)
+		}
+		if d.Attention {
+			return attention()
+		}
+		return nil
+	})
+	return c
+}
+
+func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
+	w := a.env.Stdout
+	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	fmt.Fprintf(w, "project: %s\n", g.Project)
+	if g.View.Exclusive {
+		fmt.Fprintf(w, "mode: exclusive (PI_MCP_CONFIG_MODE): only %s is read\n", disp(layerPath(g.View, mcpconfig.LayerPiGlobal)))
+	}
+	for _, b := range g.Blocks {
+		fmt.Fprintf(w, "\nBLOCKED: every tool call is blocked: %s\n", b.Reason)
+		for _, f := range b.Files {
+			fmt.Fprintf(w, "  file: %s\n", disp(f))
+		}
+		fmt.Fprintf(w, "  fix: %s\n", a.fix(b.Fix))
+	}
+	if len(g.Servers) == 0 {
+		fmt.Fprintf(w, "\nNo MCP servers configured\n")
+	} else {
+		fmt.Fprintf(w, "\nservers:\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, s := range g.Servers {
+			line := fmt.Sprintf("  %s\t%s\t%s", s.Name, s.State, s.Reason)
+			if s.Fix != "" {
+				line += "\t→ " + a.fix(s.Fix)
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+	}
+	if d.Docker.Checked {
+		if d.Docker.Running {
+			fmt.Fprintf(w, "\ndocker: running (needed by %s)\n", strings.Join(d.Docker.For, ", "))
+		} else {
+			fmt.Fprintf(w, "\ndocker: not available (%s); needed by %s: start Docker\n", d.Docker.Error, strings.Join(d.Docker.For, ", "))
+		}
+	}
+	if len(g.View.Imports) > 0 || len(d.ImportTargets) > 0 {
+		fmt.Fprintf(w, "\nimports:\n")
+		for _, imp := range g.View.Imports {
+			owner := ""
+			if imp.Repository {
+				owner = " (repository)"
+			}
+			fmt.Fprintf(w, "  %s imports %s%s\n", disp(imp.File), strings.Join(imp.Kinds, ", "), owner)
+		}
+		for _, t := range d.ImportTargets {
+			switch t.Status {
+			case mcpconfig.TargetUnreadable:
+				where := disp(t.Path)
+				if t.Line > 0 {
+					where = fmt.Sprintf("%s:%d:%d", where, t.Line, t.Column)
+				}
+				fmt.Fprintf(w, "  %s target %s exists but cannot be read: %s\n", t.Kind, where, t.Error)
+			default:
+				note := ""
+				if !t.Adapter {
+					note = " (the tool's real file; the adapter does not read it)"
+				}
+				fmt.Fprintf(w, "  %s target %s: %s%s\n", t.Kind, disp(t.Path), t.Status, note)
+			}
+		}
+	}
+	if len(g.View.Skipped) > 0 {
+		fmt.Fprintf(w, "\nskipped files (the adapter ignores them whole):\n")
+		for _, s := range g.View.Skipped {
+			where := disp(s.Path)
+			if s.Line > 0 {
+				where = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Column)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", where, s.Reason)
+		}
+	}
+	if len(g.Warnings) > 0 {
+		fmt.Fprintf(w, "\nwarnings:\n")
+		for _, x := range g.Warnings {
+			where := ""
+			if x.File != "" {
+				where = disp(x.File) + ": "
+			} else if x.Server != "" {
+				where = x.Server + ": "
+			}
+			fmt.Fprintf(w, "  %s%s\n", where, x.Text)
+		}
+	}
+}
+
+func layerPath(v *mcpconfig.View, id string) string {
+	for _, l := range v.Layers {
+		if l.ID == id {
+			return l.Path
+		}
+	}
+	return ""
+}
+
+// notice is the gate's session notice, spelled the way the user typed.
+func (a *app) notice(g *gate.Gate) []string {
+	lines := g.Notice()
+	for i, l := range lines {
+		lines[i] = a.fix(l)
+	}
+	return lines
+}
+
+func (a *app) noticeCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "notice",
+		Short: "Print the session notice: servers waiting for a decision or missing setup (PIAGENT_NO_MCP_NOTICE=1 silences it)",
+		Args:  cobra.NoArgs,
+	}
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") == "1" {
+			return nil
+		}
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		for _, l := range a.notice(g) {
+			fmt.Fprintln(a.env.Stdout, l)
+		}
+		return nil
+	})
+	return c
+}

@@ -1,0 +1,70 @@
+// Package cli is piagent's command tree: `piagent …` and `piagent-mcp …`,
+// their flags, --json rendering, exit codes and the mapping from errors to
+// hints. Behaviour lives behind Main; only the mains exit.
+package cli
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Env is everything a command may learn about the world: stdio, the
+// environment, the working directory, home and the clock. Tests build one per
+// case, so every test can run in parallel with a fake home.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Environ        []string // KEY=VALUE pairs
+	Dir            string   // working directory
+	Home           string
+	Now            func() time.Time
+	// Interactive reports whether a person can answer a question on Stdin.
+	Interactive bool
+}
+
+// OSEnv is the process's own Env.
+func OSEnv() Env {
+	dir, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	if h := os.Getenv("HOME"); h != "" {
+		home = h
+	}
+	return Env{
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Environ:     os.Environ(),
+		Dir:         dir,
+		Home:        home,
+		Now:         time.Now,
+		Interactive: term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// Getenv looks a variable up in Environ; the last assignment wins.
+func (e Env) Getenv(key string) string {
+	v, _ := e.LookupEnv(key)
+	return v
+}
+
+// LookupEnv is Getenv that tells an empty value from an unset one.
+func (e Env) LookupEnv(key string) (string, bool) {
+	val, found := "", false
+	for _, kv := range e.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			val, found = v, true
+		}
+	}
+	return val, found
+}
+
+func (e Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}

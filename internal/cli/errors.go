@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses shared by every command.
+const (
+	exitOK        = 0
+	exitAttention = 1 // MCP cannot operate here, needs attention, or a refused decision
+	exitUsage     = 2 // bad usage or refused input
+)
+
+// cliError is an error with the exit status and the hints it maps to. Every
+// failure a command returns passes through report, the one place that turns
+// errors into words and statuses.
+type cliError struct {
+	code  int
+	err   error
+	hints []string
+	quiet bool // the command already printed its answer; only the status matters
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+func (e *cliError) Unwrap() error { return e.err }
+
+// usageErr is bad usage or refused input: exit 2.
+func usageErr(err error, hints ...string) error {
+	return &cliError{code: exitUsage, err: err, hints: hints}
+}
+
+// usagef formats a usage error.
+func usagef(format string, args ...any) error {
+	return usageErr(fmt.Errorf(format, args...))
+}
+
+// refused is a decision the tool will not take, or a state that needs a
+// person: exit 1.
+func refused(err error, hints ...string) error {
+	return &cliError{code: exitAttention, err: err, hints: hints}
+}
+
+// attention ends a command whose answer is already printed with status 1.
+func attention() error {
+	return &cliError{code: exitAttention, err: errors.New("needs attention"), quiet: true}
+}
+
+// report prints err the way age does and returns the exit status:
+//
+//	piagent-mcp: error: <what>
+//	piagent-mcp: hint: <fix>
+func report(w io.Writer, name string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	code, hints, quiet := exitAttention, []string(nil), false
+	var ce *cliError
+	if errors.As(err, &ce) {
+		code, hints, quiet = ce.code, ce.hints, ce.quiet
+	}
+	if quiet {
+		return code
+	}
+	fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
+	for _, h := range hints {
+		for _, line := range strings.Split(h, "\n") {
+			fmt.Fprintf(w, "%s: hint: %s\n", name, line)
+		}
+	}
+	return code
+}
+
+func oneLine(s string) string {
+	return strings.TrimRight(s, "\n")
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+)
+
+func init() { mcpSubcommands = append(mcpSubcommands, (*app).listCommand) }
+
+// serverJSON is one row of `list --json`. The field set is a contract
+// (pinned by TestListJSONFields): fields may be added, never renamed.
+type serverJSON struct {
+	Name                 string           `json:"name"`
+	Scope                string           `json:"scope"`
+	Layer                string           `json:"layer"`
+	State                string           `json:"state"`
+	Reason               string           `json:"reason"`
+	Fix                  string           `json:"fix,omitempty"`
+	Transport            string           `json:"transport"`
+	Target               string           `json:"target"`
+	Source               mcpconfig.Source `json:"source"`
+	RepositoryControlled bool             `json:"repositoryControlled"`
+	RepositoryReason     string           `json:"repositoryReason,omitempty"`
+	AdapterLoads         bool             `json:"adapterLoads"`
+	Digest               string           `json:"digest,omitempty"`
+	MissingEnv           []string         `json:"missingEnv,omitempty"`
+	MissingCommand       string           `json:"missingCommand,omitempty"`
+}
+
+type listJSON struct {
+	Project    string              `json:"project"`
+	Servers    []serverJSON        `json:"servers"`
+	Skipped    []mcpconfig.Skipped `json:"skipped"`
+	Blocks     []gate.Block        `json:"blocks"`
+	FullBlock  bool                `json:"fullBlock"`
+	Exclusive  bool                `json:"exclusive"`
+	StoreError string              `json:"storeError,omitempty"`
+}
+
+func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
+	cs := s.Config
+	return serverJSON{
+		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: a.fix(s.Fix),
+		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
+		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
+		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
+	}
+}
+
+func (a *app) listData(g *gate.Gate) listJSON {
+	out := listJSON{Project: g.Project, Servers: []serverJSON{}, Skipped: g.View.Skipped, Blocks: g.Blocks,
+		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}
+	if out.Skipped == nil {
+		out.Skipped = []mcpconfig.Skipped{}
+	}
+	if out.Blocks == nil {
+		out.Blocks = []gate.Block{}
+	}
+	for i := range out.Blocks {
+		out.Blocks[i].Fix = a.fix(out.Blocks[i].Fix)
+	}
+	if g.StoreErr != nil {
+		out.StoreError = g.StoreErr.Error()
+	}
+	for i := range g.Servers {
+		out.Servers = append(out.Servers, a.serverRow(g, &g.Servers[i]))
+	}
+	return out
+}
+
+func (a *app) listCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List every MCP server the adapter sees, with its scope, state and source",
+		Args:  cobra.NoArgs,
+	}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if err := a.writeJSON(a.listData(g)); err != nil {
+				return err
+			}
+		} else {
+			a.printTable(g)
+		}
+		a.printSkipped(g)
+		a.printBlocks(g)
+		if g.FullBlock() {
+			return attention()
+		}
+		return nil
+	})
+	return c
+}
+
+func (a *app) printTable(g *gate.Gate) {
+	w := a.env.Stdout
+	if len(g.Servers) == 0 {
+		fmt.Fprintln(a.env.Stderr, "No MCP servers configured")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSCOPE\tSTATE\tTRANSPORT\tTARGET\tSOURCE")
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		cs := s.Config
+		src := display(a.env.Home, g.View.Cwd, cs.Source.File)
+		if cs.Source.Kind != "" {
+			src += " (" + cs.Source.Kind + ")"
+		}
+		if !cs.AdapterLoads {
+			src += " [not loaded by the adapter]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src)
+	}
+	tw.Flush()
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// printSkipped names every config file that exists but was not used.
+func (a *app) printSkipped(g *gate.Gate) {
+	for _, s := range g.View.Skipped {
+		where := display(a.env.Home, g.View.Cwd, s.Path)
+		if s.Line > 0 {
+			where = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Column)
+		}
+		fmt.Fprintf(a.env.Stderr, "%s: warning: skipped %s: %s\n", a.name, where, s.Reason)
+	}
+}
+
+// printBlocks explains every full-block state on stderr.
+func (a *app) printBlocks(g *gate.Gate) {
+	for _, b := range g.Blocks {
+		fmt.Fprintf(a.env.Stderr, "%s: error: every tool call is blocked: %s\n", a.name, b.Reason)
+		for _, f := range b.Files {
+			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, display(a.env.Home, g.View.Cwd, f))
+		}
+		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
+	}
+}

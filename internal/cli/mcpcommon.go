@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/secret"
+)
+
+// projectDir is --project, or the working directory, made absolute.
+func (a *app) projectDir(c *cobra.Command) (string, error) {
+	p, _ := c.Flags().GetString("project")
+	if p == "" {
+		p = a.env.Dir
+	}
+	p = paths.Expand(a.env.Home, p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.env.Dir, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", usagef("project %s: %v", p, unwrapPathErr(err))
+	}
+	if !fi.IsDir() {
+		return "", usagef("project %s is not a directory", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// gate computes the gate for the command's project.
+func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
+	dir, err := a.projectDir(c)
+	if err != nil {
+		return nil, err
+	}
+	if a.env.Home == "" {
+		return nil, refused(gate.ErrNoHome)
+	}
+	g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv})
+	if err != nil {
+		return nil, refused(err)
+	}
+	return g, nil
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func (a *app) writeJSON(v any) error {
+	enc := json.NewEncoder(a.env.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// display shortens a path for people: ~ for home, relative inside the project.
+func display(home, project, p string) string {
+	if p == "" {
+		return ""
+	}
+	if project != "" && paths.Within(project, p) {
+		if rel, err := filepath.Rel(project, p); err == nil {
+			return rel
+		}
+	}
+	if home != "" && paths.Within(home, p) {
+		rel, _ := filepath.Rel(home, p)
+		if rel == "." {
+			return "~"
+		}
+		return "~/" + rel
+	}
+	return p
+}
+
+// transport names how the adapter reaches a server.
+func transport(e mcpconfig.Entry) string {
+	n := 0
+	t := ""
+	if _, ok := e["command"].(string); ok {
+		n, t = n+1, "stdio"
+	}
+	if _, ok := e["url"].(string); ok {
+		n, t = n+1, "http"
+	}
+	if _, ok := e["socket"].(string); ok {
+		n, t = n+1, "socket"
+	}
+	if n != 1 {
+		return "invalid"
+	}
+	return t
+}
+
+// target is what a server runs or reaches, masked.
+func target(e mcpconfig.Entry) string {
+	m := secret.Mask(e)
+	switch transport(e) {
+	case "stdio":
+		parts := []string{fmt.Sprint(m["command"])}
+		if args, ok := m["args"].([]any); ok {
+			for _, x := range args {
+				parts = append(parts, shellQuote(fmt.Sprint(x)))
+			}
+		}
+		return strings.Join(parts, " ")
+	case "http":
+		return fmt.Sprint(m["url"])
+	case "socket":
+		return fmt.Sprint(m["socket"])
+	}
+	return "-"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_-+=:,./", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// completeServers offers the project's server names.
+func (a *app) completeServers(filter func(*gate.Server) bool) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		g, err := a.gate(c)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for i := range g.Servers {
+			s := &g.Servers[i]
+			if strings.HasPrefix(s.Name, toComplete) && (filter == nil || filter(s)) && !slices.Contains(out, s.Name) {
+				out = append(out, cobra.CompletionWithDesc(s.Name, s.State))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// findServer returns the named server or an error suggesting close names.
+func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
+	if s, ok := g.Server(name); ok {
+		return s, nil
+	}
+	var names []string
+	for _, s := range g.Servers {
+		names = append(names, s.Name)
+	}
+	err := fmt.Errorf("no MCP server named %q in %s", name, g.View.Cwd)
+	if close := closeNames(name, names); len(close) > 0 {
+		return nil, usageErr(err, "did you mean "+strings.Join(close, " or ")+"?")
+	}
+	return nil, usageErr(err, "run '"+a.mcpCmd()+" list' to see the servers")
+}
+
+// closeNames returns names within a small edit distance of name, or sharing
+// a prefix with it.
+func closeNames(name string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		if (d <= 2 || d <= len(name)/3 || strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}

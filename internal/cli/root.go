@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// app is one invocation: its Env and the name the user typed.
+type app struct {
+	env  Env
+	name string // "piagent" or "piagent-mcp"
+}
+
+// mcpCmd is how this invocation spells the MCP commands in hints.
+func (a *app) mcpCmd() string {
+	if a.name == "piagent-mcp" {
+		return "piagent-mcp"
+	}
+	return "piagent mcp"
+}
+
+// fix rewrites a fix command the gate spells with piagent-mcp into the form
+// the user typed.
+func (a *app) fix(s string) string {
+	return strings.ReplaceAll(s, "piagent-mcp ", a.mcpCmd()+" ")
+}
+
+// Main runs one command line and returns its exit status. name is the
+// program's name: "piagent" enters the whole tree, "piagent-mcp" enters it at
+// `mcp`.
+func Main(name string, args []string, env Env) int {
+	a := &app{env: env, name: name}
+	var root *cobra.Command
+	if name == "piagent-mcp" {
+		root = a.mcpCommand("piagent-mcp")
+	} else {
+		root = a.rootCommand()
+	}
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr(err, fmt.Sprintf("run '%s --help' for usage", c.CommandPath()))
+	})
+	err := root.Execute()
+	var ce *cliError
+	if err != nil && !errors.As(err, &ce) {
+		// Anything that is not ours comes from cobra's own parsing: usage.
+		err = usageErr(err, fmt.Sprintf("run '%s --help' for usage", name))
+	}
+	return report(env.Stderr, name, err)
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "piagent",
+		Short: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher",
+		Args:  cobra.NoArgs,
+	}
+	root.AddCommand(a.mcpCommand("mcp"))
+	for _, add := range extraCommands {
+		if c := add(a); c != nil {
+			root.AddCommand(c)
+		}
+	}
+	return root
+}
+
+// extraCommands are the top-level commands beside `mcp`, registered by the
+// files that implement them.
+var extraCommands []func(*app) *cobra.Command
+
+// mcpSubcommands are the subcommands of `mcp`, registered the same way.
+var mcpSubcommands []func(*app) *cobra.Command
+
+func (a *app) mcpCommand(use string) *cobra.Command {
+	c := &cobra.Command{
+		Use:   use,
+		Short: "Manage MCP servers and their approval across every file agents read",
+		Args:  cobra.NoArgs,
+	}
+	c.PersistentFlags().String("project", "", "the project directory (default: the working directory)")
+	_ = c.MarkPersistentFlagDirname("project")
+	for _, add := range mcpSubcommands {
+		c.AddCommand(add(a))
+	}
+	if presetRun != nil {
+		presetRun(a, c)
+	}
+	if c.RunE == nil {
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	return c
+}
+
+// presetRun lets the preset file give `mcp` its own flags (--preset, --list).
+var presetRun func(*app, *cobra.Command)
+
+// run adapts a command body: errors that are not already ours become a
+// refusal with status 1.
+func run(fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		err := fn(c, args)
+		var ce *cliError
+		if err != nil && !errors.As(err, &ce) {
+			return refused(err)
+		}
+		return err
+	}
+}

@@ -1,0 +1,105 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCacheSeesNewAndChangedFiles: a cached gate is recomputed when any path
+// a reader consulted changes, including one that was missing.
+func TestCacheSeesNewAndChangedFiles(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(proj, ".mcp.json"), `{"imports": ["codex"], "mcpServers": {"repo": {"url": "https://r.example/mcp"}}}`)
+	var c Cache
+	o := Options{Home: home, Cwd: proj}
+	g1, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g1.FullBlock() {
+		t.Fatalf("unexpected block: %+v", g1.Blocks)
+	}
+	g2, _ := c.Get(o)
+	if g1 != g2 {
+		t.Fatal("unchanged files: the cached gate was not reused")
+	}
+	// A newly created, unreadable codex file the project imports blocks at once.
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), "[mcp_servers\n")
+	g3, _ := c.Get(o)
+	if g3 == g2 || !g3.FullBlock() {
+		t.Fatalf("new import target not seen: reused=%v blocks=%v", g3 == g2, g3.Blocks)
+	}
+	// directTools added to the user's own global file is seen immediately.
+	os.Remove(filepath.Join(home, ".codex", "config.toml"))
+	writeFile(t, filepath.Join(home, ".config", "mcp", "mcp.json"), `{"settings": {"directTools": true, "toolPrefix": "none"}}`)
+	g4, _ := c.Get(o)
+	if !g4.FullBlock() || g4.Blocks[0].Code != BlockDirectToolsNoPrefix {
+		t.Fatalf("global settings change not seen: %+v", g4.Blocks)
+	}
+}
+
+// benchProject lays out a home and project with n servers split across the
+// global and project layers.
+func benchProject(b testing.TB, n int) (home, proj string) {
+	home, proj = b.TempDir(), b.TempDir()
+	var global, repo strings.Builder
+	global.WriteString(`{"mcpServers": {`)
+	repo.WriteString(`{"mcpServers": {`)
+	for i := 0; i < n; i++ {
+		w, sep := &global, i > 1
+		if i%2 == 1 {
+			w, sep = &repo, i > 1
+		}
+		if sep {
+			w.WriteString(",")
+		}
+		fmt.Fprintf(w, `"srv-%d": {"command": "node", "args": ["server-%d.js", "--port", "%d"], "env": {"TOKEN": "${TOKEN_%d}"}}`, i, i, i, i)
+	}
+	global.WriteString("}}")
+	repo.WriteString("}}")
+	writeFile(b, filepath.Join(home, ".config", "mcp", "mcp.json"), global.String())
+	writeFile(b, filepath.Join(proj, ".mcp.json"), repo.String())
+	return home, proj
+}
+
+// BenchmarkSignatureValid is the check that validates a cached gate.
+func BenchmarkSignatureValid(b *testing.B) {
+	home, proj := benchProject(b, 10)
+	g, err := Load(Options{Home: home, Cwd: proj})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ReportMetric(float64(len(g.Signature)), "paths")
+	for b.Loop() {
+		if !g.Signature.Valid() {
+			b.Fatal("signature changed")
+		}
+	}
+}
+
+// BenchmarkCompute1000 is a full recompute (read, merge, digest, states)
+// for a project with 1,000 servers.
+func BenchmarkCompute1000(b *testing.B) {
+	home, proj := benchProject(b, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := Load(Options{Home: home, Cwd: proj})
+		if err != nil || len(g.Servers) != 1000 {
+			b.Fatalf("servers=%d err=%v", len(g.Servers), err)
+		}
+	}
+}

@@ -1,0 +1,321 @@
+package gate
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/digest"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/secret"
+)
+
+// FS is the file system the gate looks at for PATH lookups and pinned files.
+type FS interface {
+	Stat(name string) (fs.FileInfo, error)
+	ReadFile(name string) ([]byte, error)
+}
+
+// Input is everything Compute needs. The zero Getenv has no variables.
+type Input struct {
+	View     *mcpconfig.View
+	Store    *approval.Data // nil when there is no store or it cannot be used
+	StoreErr error          // the store exists but cannot be used
+	Project  string         // project key (approval.ProjectKey of the cwd)
+	Getenv   func(string) string
+	FS       FS
+	// Optional names the variables a server may leave unset (a preset's
+	// optional API key); nil means none.
+	Optional func(server string) []string
+}
+
+func (in *Input) getenv(k string) string {
+	if in.Getenv == nil {
+		return ""
+	}
+	return in.Getenv(k)
+}
+
+// Compute decides the state of every server and the full-block states.
+func Compute(in Input) *Gate {
+	v := in.View
+	g := &Gate{Project: in.Project, View: v, StoreErr: in.StoreErr}
+	direct := parseDirectEnv(in.getenv("MCP_DIRECT_TOOLS"))
+	for i := range v.Servers {
+		g.Servers = append(g.Servers, in.server(&v.Servers[i], direct))
+	}
+	g.Blocks = in.blocks(g, direct)
+	g.Warnings = in.warnings(g)
+	return g
+}
+
+func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
+	s := Server{Name: cs.Name, Config: cs, Repository: cs.RepositoryControlled}
+	s.Prefix = effectivePrefix(cs.Entry, in.View.Settings)
+	s.DirectTools = direct.enabled(cs.Name, cs.Entry, in.View.Settings)
+	if s.Repository {
+		s.Fragment = Fragment(cs)
+		d, err := digest.Of(s.Fragment)
+		if err != nil {
+			// Canonical JSON of decoded JSON cannot fail; if it ever does,
+			// no decision can match, which blocks.
+			d = "sha256:unavailable"
+		}
+		s.Digest = d
+		s.Pinned = in.pinned(cs.Entry)
+	}
+	name := cs.Name
+	switch {
+	case cs.Entry["disabled"] == true:
+		s.State, s.Reason = Disabled, "disabled in "+disabledIn(cs)
+		s.Fix = "piagent-mcp enable " + name
+		return s
+	case s.Repository:
+		if st, reason, fix, decided := in.decision(&s); decided {
+			s.State, s.Reason, s.Fix = st, reason, fix
+			if st != "" {
+				return s
+			}
+		}
+	}
+	if cmd, ok := in.missingCommand(cs.Entry); ok {
+		s.State, s.Command = NeedsCommand, cmd
+		s.Reason = fmt.Sprintf("%s is not on PATH", cmd)
+		s.Fix = "install " + cmd + " or put it on PATH"
+		return s
+	}
+	if vars := in.missingEnv(cs.Name, cs.Entry); len(vars) > 0 {
+		s.State, s.MissingEnv = NeedsEnv, vars
+		s.Reason = strings.Join(vars, ", ") + notSet(len(vars))
+		s.Fix = "export " + vars[0] + "=…"
+		return s
+	}
+	if isOAuth(cs.Entry) {
+		s.State, s.Reason, s.Fix = OAuth, "signs in through Pi; piagent cannot tell whether the login is current", "/mcp-auth "+name
+		return s
+	}
+	s.State, s.Reason, s.Fix = Ready, "ready", ""
+	return s
+}
+
+func notSet(n int) string {
+	if n == 1 {
+		return " is not set"
+	}
+	return " are not set"
+}
+
+// decision applies the approval store to a repository server. It returns a
+// blocking state, or "" (decided=true) when the approval holds.
+func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
+	name := s.Name
+	approve := "piagent-mcp approve " + name
+	review := "piagent-mcp get " + name + ", then " + approve
+	why := s.Config.RepositoryReason
+	if in.StoreErr != nil {
+		return PendingApproval, fmt.Sprintf("%s; the approval store cannot be read: %v", why, in.StoreErr),
+			"repair or move the approval store, then " + approve, true
+	}
+	var dec approval.Decision
+	ok := false
+	if in.Store != nil {
+		dec, ok = in.Store.Get(in.Project, name)
+	}
+	switch {
+	case !ok:
+		return PendingApproval, why + "; not approved on this machine", review, true
+	case dec.Decision == "rejected":
+		return Rejected, "rejected for this project", "piagent-mcp reset " + name, true
+	case dec.Decision != "approved":
+		return PendingApproval, fmt.Sprintf("%s; the recorded decision %q is not one piagent knows", why, dec.Decision), review, true
+	case dec.Digest != s.Digest:
+		return ApprovalChanged, "approved, but the repository's definition changed since", review, true
+	}
+	for i := range s.Pinned {
+		p := &s.Pinned[i]
+		p.Recorded = dec.Files[p.Path]
+	}
+	if len(s.Pinned) > 0 && dec.Files == nil {
+		return ApprovalChanged, "approved, but pinned files not recorded (decision made by an older piagent)", review, true
+	}
+	for _, p := range s.Pinned {
+		if p.Changed() {
+			if p.Digest == "" {
+				return ApprovalChanged, fmt.Sprintf("approved, but %s is gone", p.Path), review, true
+			}
+			return ApprovalChanged, fmt.Sprintf("approved, but %s changed since", p.Path), review, true
+		}
+	}
+	for path := range dec.Files {
+		if !slices.ContainsFunc(s.Pinned, func(p PinnedFile) bool { return p.Path == path }) {
+			return ApprovalChanged, fmt.Sprintf("approved, but the definition no longer runs %s", path), review, true
+		}
+	}
+	return "", "", "", true
+}
+
+// Fragment is the repository-owned part of a server's definition, the part
+// its digest pins: the one repository entry as written, or, when several
+// repository sources name the server, an array of {source, entry} in
+// precedence order. The operational switch `disabled` is left out, so
+// enabling and disabling never void consent.
+func Fragment(cs *mcpconfig.Server) any {
+	var parts []map[string]any
+	for _, c := range cs.Contributions {
+		if !c.Repository {
+			continue
+		}
+		e := maps.Clone(c.Entry)
+		delete(e, "disabled")
+		src := c.Kind
+		if src == "" {
+			src = c.Layer
+		}
+		parts = append(parts, map[string]any{"source": src, "entry": e})
+	}
+	switch len(parts) {
+	case 0:
+		return map[string]any{}
+	case 1:
+		return parts[0]["entry"]
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out
+}
+
+func disabledIn(cs *mcpconfig.Server) string {
+	for i := len(cs.Contributions) - 1; i >= 0; i-- {
+		c := cs.Contributions[i]
+		if _, ok := c.Entry["disabled"]; ok {
+			return c.File
+		}
+	}
+	return cs.Source.File
+}
+
+func isOAuth(e mcpconfig.Entry) bool {
+	if e["auth"] == "oauth" {
+		return true
+	}
+	_, ok := e["oauth"].(map[string]any)
+	return ok
+}
+
+// stringsIn returns the string leaves of the fields that interpolation
+// applies to, for the needs-env check.
+func interpolated(e mcpconfig.Entry) []string {
+	var out []string
+	add := func(v any) {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	addList := func(v any) {
+		if l, ok := v.([]any); ok {
+			for _, x := range l {
+				add(x)
+			}
+		}
+	}
+	addMap := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				add(m[k])
+			}
+		}
+	}
+	addList(e["args"])
+	addMap(e["env"])
+	addMap(e["headers"])
+	add(e["url"])
+	add(e["cwd"])
+	add(e["socket"])
+	add(e["caFile"])
+	add(e["bearerToken"])
+	if o, ok := e["oauth"].(map[string]any); ok {
+		add(o["clientSecret"])
+	}
+	if r, ok := e["requestHeadersCommand"].(map[string]any); ok {
+		add(r["command"])
+		addList(r["args"])
+		addMap(r["env"])
+	}
+	return out
+}
+
+func (in *Input) missingEnv(name string, e mcpconfig.Entry) []string {
+	var optional []string
+	if in.Optional != nil {
+		optional = in.Optional(name)
+	}
+	var vars []string
+	if lit, _ := e["literalEnv"].(bool); lit {
+		// env stays literal; the other fields still interpolate
+		e = maps.Clone(e)
+		delete(e, "env")
+	}
+	for _, s := range interpolated(e) {
+		vars = append(vars, secret.References(s)...)
+	}
+	if v, ok := e["bearerTokenEnv"].(string); ok && v != "" {
+		vars = append(vars, v)
+	}
+	var missing []string
+	for _, v := range vars {
+		if in.getenv(v) != "" || slices.Contains(optional, v) || slices.Contains(missing, v) {
+			continue
+		}
+		missing = append(missing, v)
+	}
+	return missing
+}
+
+// missingCommand looks the stdio command up the way a shell would find it,
+// without running anything: a name with a slash is a path, any other name is
+// searched on PATH.
+func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
+	cmd, ok := e["command"].(string)
+	if !ok || cmd == "" {
+		return "", false
+	}
+	if strings.Contains(cmd, "/") {
+		p := cmd
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(in.baseDir(e), p)
+		}
+		if fi, err := in.FS.Stat(p); err == nil && !fi.IsDir() {
+			return "", false
+		}
+		return cmd, true
+	}
+	for _, dir := range filepath.SplitList(in.getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		if fi, err := in.FS.Stat(filepath.Join(dir, cmd)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return "", false
+		}
+	}
+	return cmd, true
+}
+
+// baseDir is where a stdio server starts: its cwd, or the session cwd.
+func (in *Input) baseDir(e mcpconfig.Entry) string {
+	if c, ok := e["cwd"].(string); ok && c != "" && len(secret.References(c)) == 0 {
+		if strings.HasPrefix(c, "~/") {
+			return filepath.Join(in.View.Home, c[2:])
+		}
+		if filepath.IsAbs(c) {
+			return filepath.Clean(c)
+		}
+		return filepath.Join(in.View.Cwd, c)
+	}
+	return in.View.Cwd
+}

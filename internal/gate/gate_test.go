@@ -1,0 +1,161 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/mcpconfig"
+)
+
+// TestFragmentDigestVectors: a server declared in one repository file hashes
+// exactly as the TypeScript piagent recorded it, so its decisions carry over.
+func TestFragmentDigestVectors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "reference", "digest-vectors.json"))
+	if err != nil {
+		t.Fatalf("the digest vectors live in shared/reference beside the project: %v", err)
+	}
+	var vectors []struct {
+		Entry  map[string]any `json:"entry"`
+		Digest string         `json:"digest"`
+	}
+	if err := json.Unmarshal(data, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for i, v := range vectors {
+		cs := &mcpconfig.Server{Name: "s", Entry: v.Entry, RepositoryControlled: true,
+			Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedProject, Entry: v.Entry, Repository: true}}}
+		g := Compute(Input{View: &mcpconfig.View{Cwd: t.TempDir(), Servers: []mcpconfig.Server{*cs}}, FS: OSFS})
+		got := g.Servers[0].Digest
+		lone := strings.Contains(string(data), `\ud83d`) && fmt.Sprint(v.Entry["args"]) != "" && strings.Contains(fmt.Sprint(v.Entry["args"]), "\uFFFD")
+		switch {
+		case lone:
+			// A lone surrogate cannot live in a Go string; decoding turns it
+			// into U+FFFD, so the digest differs and such a decision must be
+			// made once more.
+			if got == v.Digest {
+				t.Errorf("vector %d (lone surrogate): digest unexpectedly matches", i)
+			}
+		case got != v.Digest:
+			t.Errorf("vector %d: digest %s, want %s", i, got, v.Digest)
+		default:
+			matched++
+		}
+	}
+	if matched != len(vectors)-1 {
+		t.Errorf("matched %d of %d vectors, want all but the lone-surrogate one", matched, len(vectors))
+	}
+}
+
+// TestFragmentDisabledIgnored: enabling and disabling never void consent.
+func TestFragmentDisabledIgnored(t *testing.T) {
+	mk := func(e map[string]any) string {
+		cs := &mcpconfig.Server{Name: "s", Entry: e, RepositoryControlled: true,
+			Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedProject, Entry: e, Repository: true}}}
+		g := Compute(Input{View: &mcpconfig.View{Cwd: t.TempDir(), Servers: []mcpconfig.Server{*cs}}, FS: OSFS})
+		return g.Servers[0].Digest
+	}
+	a := mk(map[string]any{"command": "x"})
+	if b := mk(map[string]any{"command": "x", "disabled": true}); a != b {
+		t.Errorf("disabled changed the digest: %s vs %s", a, b)
+	}
+	if c := mk(map[string]any{"command": "x", "lifecycle": "eager"}); a == c {
+		t.Errorf("lifecycle did not change the digest")
+	}
+}
+
+// TestFragmentSeveralSources: several repository sources give an array of
+// {source, entry} in precedence order; the user's own parts are left out.
+func TestFragmentSeveralSources(t *testing.T) {
+	cs := &mcpconfig.Server{Name: "s", Contributions: []mcpconfig.Contribution{
+		{Layer: mcpconfig.LayerSharedGlobal, Entry: map[string]any{"command": "mine"}},
+		{Layer: mcpconfig.LayerSharedProject, Kind: "vscode", Entry: map[string]any{"args": []any{"a"}}, Repository: true},
+		{Layer: mcpconfig.LayerPiProject, Entry: map[string]any{"env": map[string]any{"A": "1"}, "disabled": true}, Repository: true},
+	}}
+	got, _ := json.Marshal(Fragment(cs))
+	want := `[{"entry":{"args":["a"]},"source":"vscode"},{"entry":{"env":{"A":"1"}},"source":"pi-project"}]`
+	if string(got) != want {
+		t.Errorf("fragment\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestStatesPrecedence walks the seed's state order.
+func TestStatesPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "present"), []byte("#!/bin/sh\n"), 0o755)
+	repo := func(e map[string]any) mcpconfig.Server {
+		return mcpconfig.Server{Name: "s", Entry: e, AdapterLoads: true, RepositoryControlled: true,
+			Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedProject, Entry: e, Repository: true}}}
+	}
+	user := func(e map[string]any) mcpconfig.Server {
+		return mcpconfig.Server{Name: "s", Entry: e, AdapterLoads: true,
+			Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedGlobal, Entry: e}}}
+	}
+	env := func(k string) string {
+		if k == "PATH" {
+			return bin
+		}
+		if k == "SET" {
+			return "1"
+		}
+		return ""
+	}
+	approvedFor := func(cs mcpconfig.Server, decision string) *approval.Data {
+		g := Compute(Input{View: &mcpconfig.View{Cwd: dir, Servers: []mcpconfig.Server{cs}}, FS: OSFS, Project: dir})
+		d := &approval.Data{}
+		d.Set(dir, "s", approval.Decision{Decision: decision, Digest: g.Servers[0].Digest, Files: map[string]string{}})
+		return d
+	}
+	cases := []struct {
+		name  string
+		srv   mcpconfig.Server
+		store func(mcpconfig.Server) *approval.Data
+		want  string
+	}{
+		{"disabled beats everything", repo(map[string]any{"command": "missing", "disabled": true}), nil, Disabled},
+		{"rejected", repo(map[string]any{"command": "present"}), func(cs mcpconfig.Server) *approval.Data { return approvedFor(cs, "rejected") }, Rejected},
+		{"pending", repo(map[string]any{"command": "missing"}), nil, PendingApproval},
+		{"approved then needs-command", repo(map[string]any{"command": "missing"}), func(cs mcpconfig.Server) *approval.Data { return approvedFor(cs, "approved") }, NeedsCommand},
+		{"user needs-env", user(map[string]any{"command": "present", "env": map[string]any{"T": "${UNSET}"}}), nil, NeedsEnv},
+		{"user env set", user(map[string]any{"command": "present", "env": map[string]any{"T": "${SET}"}}), nil, Ready},
+		{"needs-command before needs-env", user(map[string]any{"command": "missing", "env": map[string]any{"T": "${UNSET}"}}), nil, NeedsCommand},
+		{"oauth", user(map[string]any{"url": "https://x.example", "auth": "oauth"}), nil, OAuth},
+		{"$env and {env} forms", user(map[string]any{"url": "https://x.example", "headers": map[string]any{"A": "$env:UNSET2", "B": "{env:UNSET3}"}}), nil, NeedsEnv},
+		{"bearerTokenEnv", user(map[string]any{"url": "https://x.example", "bearerTokenEnv": "UNSET4"}), nil, NeedsEnv},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var store *approval.Data
+			if tc.store != nil {
+				store = tc.store(tc.srv)
+			}
+			g := Compute(Input{View: &mcpconfig.View{Cwd: dir, Servers: []mcpconfig.Server{tc.srv}}, Store: store, Project: dir, Getenv: env, FS: OSFS})
+			if got := g.Servers[0].State; got != tc.want {
+				t.Errorf("state %s (%s), want %s", got, g.Servers[0].Reason, tc.want)
+			}
+		})
+	}
+}
+
+// TestOptionalVarNotMissing: a preset's optional variable is not reported.
+func TestOptionalVarNotMissing(t *testing.T) {
+	e := map[string]any{"url": "https://x.example", "headers": map[string]any{"K": "${CONTEXT7_API_KEY}"}}
+	cs := mcpconfig.Server{Name: "context7", Entry: e, AdapterLoads: true}
+	g := Compute(Input{View: &mcpconfig.View{Cwd: t.TempDir(), Servers: []mcpconfig.Server{cs}}, FS: OSFS,
+		Optional: func(name string) []string {
+			if name == "context7" {
+				return []string{"CONTEXT7_API_KEY"}
+			}
+			return nil
+		}})
+	if s := g.Servers[0].State; s != Ready {
+		t.Errorf("state %s, want ready", s)
+	}
+}

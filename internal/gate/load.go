@@ -1,0 +1,153 @@
+package gate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/preset"
+)
+
+// Options says which gate to load.
+type Options struct {
+	Home       string
+	Cwd        string
+	Getenv     func(string) string
+	ConfigPath string // --mcp-config
+	// Extra paths whose change should invalidate a cached gate (the guard adds
+	// the adapter's metadata cache).
+	Extra []string
+}
+
+// osFS is the real file system.
+type osFS struct{}
+
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (osFS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
+
+// OSFS is the file system of this machine.
+var OSFS FS = osFS{}
+
+// Load reads the configuration and the approval store and computes the gate.
+// Its error is for a configuration that cannot be read at all (a missing
+// home); everything else is reported inside the Gate.
+func Load(o Options) (*Gate, error) {
+	view, err := mcpconfig.Load(mcpconfig.Options{Home: o.Home, Cwd: o.Cwd, Getenv: o.Getenv, ConfigPath: o.ConfigPath})
+	if err != nil {
+		return nil, err
+	}
+	project, err := approval.ProjectKey(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	storePath := paths.ApprovalStore(o.Home)
+	data, storeErr := approval.Open(storePath).Load()
+	if storeErr != nil {
+		data = nil
+	}
+	g := Compute(Input{
+		View:     view,
+		Store:    data,
+		StoreErr: storeErr,
+		Project:  project,
+		Getenv:   o.Getenv,
+		FS:       OSFS,
+		Optional: preset.OptionalVars,
+	})
+	watched := append(slices.Clone(view.Consulted), storePath)
+	watched = append(watched, g.PinnedPaths()...)
+	watched = append(watched, o.Extra...)
+	g.Signature = Sign(watched)
+	return g, nil
+}
+
+// stamp is what one path looked like: absence counts.
+type stamp struct {
+	path   string
+	exists bool
+	size   int64
+	mtime  int64
+	ino    uint64
+	mode   fs.FileMode
+}
+
+// Signature is the state of every path a gate read, present or missing.
+type Signature []stamp
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stamp{path: p}
+	}
+	st := stamp{path: p, exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st
+}
+
+// Sign stats every path.
+func Sign(pathList []string) Signature {
+	slices.Sort(pathList)
+	pathList = slices.Compact(pathList)
+	sig := make(Signature, len(pathList))
+	for i, p := range pathList {
+		sig[i] = stampOf(p)
+	}
+	return sig
+}
+
+// Valid reports whether every path still looks as it did: about one stat per
+// path.
+func (s Signature) Valid() bool {
+	for _, st := range s {
+		if stampOf(st.path) != st {
+			return false
+		}
+	}
+	return true
+}
+
+// Cache keeps computed gates by project until their signature changes.
+type Cache struct {
+	mu    sync.Mutex
+	gates map[cacheKey]*Gate
+}
+
+type cacheKey struct{ home, cwd, configPath string }
+
+// ErrNoHome is returned when no home directory is known.
+var ErrNoHome = errors.New("no home directory: set HOME")
+
+// Get returns the cached gate for o when nothing it read has changed, or
+// computes it afresh. The environment is not part of the key: callers whose
+// environment changes use a new Cache.
+func (c *Cache) Get(o Options) (*Gate, error) {
+	if o.Home == "" {
+		return nil, ErrNoHome
+	}
+	k := cacheKey{o.Home, o.Cwd, o.ConfigPath}
+	c.mu.Lock()
+	g := c.gates[k]
+	c.mu.Unlock()
+	if g != nil && g.Signature.Valid() {
+		return g, nil
+	}
+	g, err := Load(o)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.gates == nil {
+		c.gates = map[cacheKey]*Gate{}
+	}
+	c.gates[k] = g
+	c.mu.Unlock()
+	return g, nil
+}

@@ -1,0 +1,138 @@
+// Package gate decides, for one home and one project, which MCP servers may
+// be used: the approval state of every server, the full-block states that stop
+// every tool call, and the warnings doctor shows. Compute is the one place
+// these are decided; the CLI, the guard and the Pi extension all read its
+// result. Cache keeps a computed Gate until any file it read changes.
+package gate
+
+import (
+	"github.com/piagent/piagent/internal/mcpconfig"
+)
+
+// Server states, in the precedence the seeds give: the first that applies wins.
+const (
+	Disabled        = "disabled"
+	Rejected        = "rejected"
+	ApprovalChanged = "approval-changed"
+	PendingApproval = "pending-approval"
+	NeedsCommand    = "needs-command"
+	NeedsEnv        = "needs-env"
+	OAuth           = "oauth"
+	Ready           = "ready"
+)
+
+// Blocks reports whether a state stops a tool call. needs-env, needs-command
+// and oauth are setup hints: the call fails or signs in on its own.
+func Blocks(state string) bool {
+	switch state {
+	case Disabled, Rejected, ApprovalChanged, PendingApproval:
+		return true
+	}
+	return false
+}
+
+// AwaitsDecision reports whether a person still has to approve or reject.
+func AwaitsDecision(state string) bool {
+	return state == PendingApproval || state == ApprovalChanged
+}
+
+// Full-block codes.
+const (
+	BlockDirectToolsNoPrefix = "direct-tools-no-prefix"
+	BlockUnreadableImport    = "unreadable-repository-import"
+)
+
+// Block is a full-block state: every tool call is stopped while it holds.
+type Block struct {
+	Code   string   `json:"code"`
+	Reason string   `json:"reason"`
+	Files  []string `json:"files"` // every file that contributed; fixing any one is enough
+	Fix    string   `json:"fix"`
+}
+
+// PinnedFile is a project file a definition runs, pinned by content.
+type PinnedFile struct {
+	Path     string `json:"path"`               // project-relative, slash-separated
+	Digest   string `json:"digest"`             // now; "" when the file is gone
+	Recorded string `json:"recorded,omitempty"` // in the decision; "" when not recorded
+}
+
+// Changed reports whether the file differs from what was approved.
+func (p PinnedFile) Changed() bool { return p.Digest != p.Recorded }
+
+// Server is one server's state.
+type Server struct {
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix,omitempty"` // the command that moves it on, if any
+	// Repository-owned part, for repository-controlled servers only.
+	Repository bool         `json:"repositoryControlled"`
+	Digest     string       `json:"digest,omitempty"`
+	Fragment   any          `json:"-"`
+	Pinned     []PinnedFile `json:"pinnedFiles,omitempty"`
+	MissingEnv []string     `json:"missingEnv,omitempty"`
+	Command    string       `json:"missingCommand,omitempty"`
+	// DirectTools and Prefix are the server's effective tool surface.
+	DirectTools bool              `json:"directTools"`
+	Prefix      string            `json:"toolPrefix"`
+	Config      *mcpconfig.Server `json:"-"`
+}
+
+// Warning is something doctor shows that does not change the exit status.
+type Warning struct {
+	Code   string `json:"code"`
+	Server string `json:"server,omitempty"`
+	File   string `json:"file,omitempty"`
+	Text   string `json:"text"`
+}
+
+// Gate is the computed state for one home and project.
+type Gate struct {
+	Project  string // the project key: the working directory's real path
+	View     *mcpconfig.View
+	Servers  []Server // same order as View.Servers
+	Blocks   []Block
+	Warnings []Warning
+	// StoreErr is set when the approval store exists but cannot be used;
+	// every repository server then reads as undecided.
+	StoreErr error
+	// Signature validates a cached Gate: every path it read.
+	Signature Signature
+}
+
+// Server returns the state of the named server (the adapter-loaded one first).
+func (g *Gate) Server(name string) (*Server, bool) {
+	var fallback *Server
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		if s.Name != name {
+			continue
+		}
+		if s.Config == nil || s.Config.AdapterLoads {
+			return s, true
+		}
+		if fallback == nil {
+			fallback = s
+		}
+	}
+	return fallback, fallback != nil
+}
+
+// FullBlock reports whether every tool call is stopped.
+func (g *Gate) FullBlock() bool { return len(g.Blocks) > 0 }
+
+// NeedsAttention reports what doctor's exit status says: a full block, a
+// repository server awaiting a decision, or a missing command or variable.
+func (g *Gate) NeedsAttention() bool {
+	if g.FullBlock() {
+		return true
+	}
+	for _, s := range g.Servers {
+		switch s.State {
+		case PendingApproval, ApprovalChanged, NeedsCommand, NeedsEnv:
+			return true
+		}
+	}
+	return false
+}
