@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/helper"
+)
+
+// Version is piagent's version, carried in the helper handshake and the
+// extension's path.
+const Version = "0.1.0"
+
+func init() {
+	extraCommands = append(extraCommands, (*app).guardCommand, (*app).versionCommand)
+}
+
+func (a *app) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print piagent's version",
+		Args:  cobra.NoArgs,
+		RunE: run(func(c *cobra.Command, _ []string) error {
+			fmt.Fprintf(a.env.Stdout, "piagent %s (helper protocol %s/%d)\n", Version, helper.Protocol, helper.Version)
+			return nil
+		}),
+	}
+}
+
+func (a *app) guardCommand() *cobra.Command {
+	g := &cobra.Command{
+		Use:   "guard",
+		Short: "The tool-call guard the Pi extension asks",
+		Args:  cobra.NoArgs,
+	}
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "Answer the Pi extension over stdin/stdout (newline-delimited JSON, see docs/helper-protocol.md)",
+		Args:  cobra.NoArgs,
+	}
+	serve.Flags().String("project", "", "the directory Pi started in (default: the working directory)")
+	serve.RunE = run(func(c *cobra.Command, _ []string) error {
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		s := &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version}
+		err = s.Serve(a.env.Stdin, a.env.Stdout)
+		if errors.Is(err, helper.ErrFraming) {
+			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")
+		}
+		return err
+	})
+	g.AddCommand(serve)
+	return g
+}

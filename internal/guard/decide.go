@@ -1,0 +1,165 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/toolname"
+)
+
+// builtins are Pi's own tools; they are never MCP tools.
+var builtins = map[string]bool{"read": true, "bash": true, "edit": true, "write": true, "grep": true, "find": true, "ls": true}
+
+// Decide answers one tool call.
+func (s *Snapshot) Decide(c Call) Decision {
+	if s.g.FullBlock() {
+		return s.fullBlock()
+	}
+	if d, stop := s.self(c); stop {
+		return d
+	}
+	switch {
+	case c.ToolName == "mcp":
+		return s.proxy(c.Input)
+	case c.ToolName == "mcpScript":
+		return s.mcpScript()
+	case strings.HasPrefix(c.ToolName, "mcp__"):
+		if owner, ok := toolname.OwnerOfNamespace(c.ToolName, s.names); ok {
+			return s.server(owner, "namespace proxy "+c.ToolName)
+		}
+	}
+	if builtins[c.ToolName] {
+		return allow
+	}
+	if s.direct {
+		if d, found := s.directTool(c.ToolName); found {
+			return d
+		}
+	}
+	if s.opts.AdapterPath != "" && c.SourcePath == s.opts.AdapterPath {
+		return Decision{Action: Block, Code: CodeUnknownMCP,
+			Reason: fmt.Sprintf("piagent: %s is an MCP tool whose server cannot be told from its name, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", c.ToolName)}
+	}
+	return allow
+}
+
+func (s *Snapshot) fullBlock() Decision {
+	var parts []string
+	fix := ""
+	for _, b := range s.g.Blocks {
+		parts = append(parts, b.Reason+" (files: "+strings.Join(b.Files, ", ")+")")
+		if fix == "" {
+			fix = b.Fix
+		}
+	}
+	return Decision{Action: Block, Code: CodeFullBlock, Fix: fix,
+		Reason: "piagent: every tool call is blocked: " + strings.Join(parts, "; ") + "; " + fix + ", then check with 'piagent-mcp doctor' in a terminal"}
+}
+
+// server decides a call that reaches one named server.
+func (s *Snapshot) server(name, via string) Decision {
+	srv, ok := s.byName[name]
+	if !ok {
+		// The adapter answers server_not_found and starts nothing.
+		return allow
+	}
+	if !gate.Blocks(srv.State) {
+		return allow
+	}
+	return blockFor(srv, via)
+}
+
+func blockFor(srv *gate.Server, via string) Decision {
+	fix := srv.Fix
+	how := ""
+	if fix != "" {
+		how = "; a person can run '" + fix + "' in a terminal, or use /piagent-mcp in Pi"
+	}
+	return Decision{Action: Block, Code: CodeServer, Server: srv.Name, State: srv.State, Fix: fix,
+		Reason: fmt.Sprintf("piagent: MCP server %s is %s (%s), so %s is blocked%s", srv.Name, srv.State, srv.Reason, via, how)}
+}
+
+// proxy decides a call of the mcp proxy tool, mode by mode in the adapter's
+// order: action, tool, connect, describe, instructions, search, server, status.
+func (s *Snapshot) proxy(in map[string]any) Decision {
+	str := func(k string) string { v, _ := in[k].(string); return v }
+	server := str("server")
+	switch str("action") {
+	case "install":
+		name := server
+		if name == "" {
+			name = "NAME"
+		}
+		url := str("url")
+		if url == "" {
+			url = "URL"
+		}
+		fix := fmt.Sprintf("piagent-mcp add %s --url %s", name, url)
+		return Decision{Action: Block, Code: CodeInstall, Server: server, Fix: fix,
+			Reason: "piagent: mcp install is blocked: a tool call must not add a server to your configuration; a person can run '" + fix + "' in a terminal"}
+	case "auth-start", "auth-complete":
+		if server != "" {
+			return s.server(server, "signing in to it")
+		}
+		return allow
+	}
+	if server != "" {
+		return s.server(server, "the mcp call")
+	}
+	if tool := str("tool"); tool != "" {
+		return s.unnamed(tool)
+	}
+	if c := str("connect"); c != "" {
+		return s.server(c, "connecting to it")
+	}
+	if i := str("instructions"); i != "" {
+		return s.server(i, "reading its instructions")
+	}
+	// describe, search and status name no server and start nothing.
+	return allow
+}
+
+// unnamed decides {tool} without a server: every server that could serve the
+// name must be usable.
+func (s *Snapshot) unnamed(tool string) Decision {
+	owners := toolname.CouldServe(tool, s.reverse)
+	for _, o := range owners {
+		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
+			d := blockFor(srv, "the mcp call for "+tool)
+			if len(owners) > 1 {
+				d.Reason += fmt.Sprintf(" (servers that could serve %s: %s; name one with server)", tool, strings.Join(owners, ", "))
+			}
+			return d
+		}
+	}
+	return allow
+}
+
+// directTool decides a tool name that some server's direct tools could own.
+func (s *Snapshot) directTool(name string) (Decision, bool) {
+	owners := toolname.OwnersOfDirect(name, s.reverse)
+	switch len(owners) {
+	case 0:
+		return Decision{}, false
+	case 1:
+		return s.server(owners[0], "direct tool "+name), true
+	}
+	for _, o := range owners {
+		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
+			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: srv.Fix,
+				Reason: fmt.Sprintf("piagent: direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with '%s' in a terminal",
+					name, strings.Join(owners, " or "), o, srv.State, srv.Fix)}, true
+		}
+	}
+	return allow, true
+}
+
+func (s *Snapshot) mcpScript() Decision {
+	if s.script == nil {
+		return allow
+	}
+	d := blockFor(s.script, "mcpScript (its server cannot be known before it runs)")
+	d.Code = CodeScript
+	return d
+}

@@ -1,0 +1,54 @@
+// Package guard answers, before each agent tool call, "may this run?". One
+// Decide covers every tool surface pi-mcp-adapter offers (the mcp proxy in
+// all its modes, mcp__<ns> namespace proxies, direct tools under every prefix
+// mode, mcpScript, install and auth actions), the full-block states, and the
+// gate's protection of itself. It is pure: a Snapshot holds everything it
+// needs, built once per gate state.
+package guard
+
+// Actions a Decision can carry.
+const (
+	Allow   = "allow"
+	Block   = "block"
+	Confirm = "confirm"
+	Warn    = "warn"
+)
+
+// Stable reason codes.
+const (
+	CodeOK            = "ok"
+	CodeFullBlock     = "full-block"
+	CodeServer        = "server-not-approved" // the server's state stops the call
+	CodeAmbiguous     = "ambiguous-tool"      // two servers could own the name and one is not approved
+	CodeInstall       = "mcp-install"         // mcp({action:"install"}) would plant a server
+	CodeScript        = "mcp-script"          // mcpScript while a server is unapproved
+	CodeUnknownMCP    = "unknown-mcp-tool"    // an adapter tool whose server cannot be told
+	CodeSelf          = "gate-self"           // the call would make or change a decision or configuration
+	CodeShellParse    = "shell-parse"         // a shell command that cannot be parsed
+	CodeStoreUnusable = "store-unreadable"
+)
+
+// Call is one tool call as Pi's tool_call event carries it.
+type Call struct {
+	ToolName string         `json:"toolName"`
+	Input    map[string]any `json:"input"`
+	// SourcePath is the tool's sourceInfo.path when Pi knows it; every tool
+	// of the adapter carries the adapter's index.ts path.
+	SourcePath string `json:"sourcePath,omitempty"`
+}
+
+// Decision is the answer. Reason is meant for the person: it names the
+// server, state and the command that fixes it, and never a secret.
+type Decision struct {
+	Action string `json:"action"`
+	Code   string `json:"code"`
+	Reason string `json:"reason,omitempty"`
+	Server string `json:"server,omitempty"`
+	State  string `json:"state,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+var allow = Decision{Action: Allow, Code: CodeOK}
+
+// Allowed reports whether the call may run without asking anyone.
+func (d Decision) Allowed() bool { return d.Action == Allow || d.Action == Warn }

@@ -1,0 +1,176 @@
+package helper
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/paths"
+)
+
+type client struct {
+	t    testing.TB
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+	id   int
+}
+
+func start(t testing.TB, home, cwd string) *client {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &Server{Home: home, Cwd: cwd, Build: "test"}
+	c := &client{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	go func() {
+		err := s.Serve(inR, outW)
+		outW.Close()
+		c.done <- err
+	}()
+	t.Cleanup(func() { inW.Close() })
+	var hello Hello
+	line, err := c.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(line, &hello); err != nil || hello.Protocol != Protocol || hello.Version != Version {
+		t.Fatalf("handshake %q: %v", line, err)
+	}
+	return c
+}
+
+func (c *client) raw(line string) map[string]any {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatal(err)
+	}
+	resp, err := c.out.ReadBytes('\n')
+	if err != nil {
+		c.t.Fatalf("no response to %s: %v", line, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(resp, &m); err != nil {
+		c.t.Fatalf("response %q: %v", resp, err)
+	}
+	return m
+}
+
+func (c *client) call(method string, params any) map[string]any {
+	c.t.Helper()
+	c.id++
+	p, _ := json.Marshal(params)
+	m := c.raw(fmt.Sprintf(`{"id":%d,"method":%q,"params":%s}`, c.id, method, p))
+	if m["id"] != float64(c.id) {
+		c.t.Fatalf("response id %v, want %d", m["id"], c.id)
+	}
+	return m
+}
+
+func project(t testing.TB) (home, cwd string) {
+	home, cwd = t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(cwd, ".mcp.json"), []byte(`{"mcpServers": {"repo": {"url": "https://r.example/mcp"}}}`), 0o644)
+	return home, cwd
+}
+
+func TestHelperDecideAndApprovalElsewhere(t *testing.T) {
+	t.Parallel()
+	home, cwd := project(t)
+	c := start(t, home, cwd)
+	call := map[string]any{"toolName": "mcp", "input": map[string]any{"tool": "echo", "server": "repo"}}
+	r := c.call("decide", call)["result"].(map[string]any)
+	if r["action"] != "block" || r["state"] != "pending-approval" {
+		t.Fatalf("unapproved: %v", r)
+	}
+	// Another terminal approves: the next call sees it.
+	g, err := gate.Load(gate.Options{Home: home, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := g.Server("repo")
+	key, _ := approval.ProjectKey(cwd)
+	err = approval.Open(paths.ApprovalStore(home)).Update(func(d *approval.Data) error {
+		d.Set(key, "repo", approval.Decision{Decision: "approved", Digest: srv.Digest, DecidedAt: time.Now().UTC().Format(time.RFC3339), Files: map[string]string{}})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = c.call("decide", call)["result"].(map[string]any)
+	if r["action"] != "allow" {
+		t.Fatalf("after approval elsewhere: %v", r)
+	}
+	st := c.call("state", nil)["result"].(map[string]any)
+	if st["fullBlock"] != false || len(st["servers"].([]any)) != 1 {
+		t.Fatalf("state: %v", st)
+	}
+	if b := c.call("broker", map[string]any{"serverName": "repo"})["result"].(map[string]any); b["action"] != "allow" {
+		t.Fatalf("broker: %v", b)
+	}
+}
+
+func TestHelperErrorsInBand(t *testing.T) {
+	t.Parallel()
+	home, cwd := project(t)
+	c := start(t, home, cwd)
+	if e := c.call("nosuch", nil)["error"].(map[string]any); e["code"] != "unknown-method" {
+		t.Errorf("unknown method: %v", e)
+	}
+	if e := c.call("decide", map[string]any{"input": map[string]any{}})["error"].(map[string]any); e["code"] != "bad-params" {
+		t.Errorf("missing toolName: %v", e)
+	}
+	if e := c.raw(`{"id":"s","method":"decide","params":{"toolName":5}}`)["error"].(map[string]any); e["code"] != "bad-params" {
+		t.Errorf("wrong type: %v", e)
+	}
+	if r := c.call("ping", nil)["result"].(map[string]any); r["ok"] != true {
+		t.Errorf("ping after errors: %v", r)
+	}
+	// Broken framing: answered once, then the helper exits.
+	m := c.raw(`this is not json`)
+	if e := m["error"].(map[string]any); e["code"] != "framing" {
+		t.Errorf("framing: %v", m)
+	}
+	select {
+	case err := <-c.done:
+		if !errors.Is(err, ErrFraming) {
+			t.Errorf("Serve returned %v, want ErrFraming", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("helper did not exit on broken framing")
+	}
+}
+
+func TestHelperFailsClosedWithoutGate(t *testing.T) {
+	t.Parallel()
+	_, cwd := project(t)
+	c := start(t, "", cwd) // no home: the gate cannot be evaluated
+	r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": "x"}})["result"].(map[string]any)
+	if r["action"] != "block" || !strings.Contains(r["reason"].(string), "cannot be evaluated") {
+		t.Fatalf("no gate: %v", r)
+	}
+}
+
+// BenchmarkRoundTrip is one decide request over a pipe, signature check
+// included.
+func BenchmarkRoundTrip(b *testing.B) {
+	home, cwd := project(b)
+	c := start(b, home, cwd)
+	req := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"README.md"}}}` + "\n"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := io.WriteString(c.in, req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.out.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
