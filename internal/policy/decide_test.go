@@ -1,0 +1,195 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	testHome = "/home/u"
+	testProj = "/home/u/proj"
+)
+
+// links is a fake file system's symlinks: path → target. Every path under
+// testHome "exists" for RealPath, so that ancestors resolve.
+var links = map[string]string{
+	"/home/u/proj/innocent.txt": "/home/u/proj/.env",
+	"/home/u/proj/keys":         "/home/u/.ssh",
+	"/home/u/proj/docs-link":    "/home/u/proj/src",
+	"/home/u/proj/sneaky/k.go":  "/home/u/.ssh/id_ed25519",
+}
+
+// files is the fake file system's listing, for Facts.Glob.
+var files = []string{
+	"/home/u/proj/main.go", "/home/u/proj/src/a.go", "/home/u/proj/.env", "/home/u/proj/.env.example",
+	"/home/u/proj/auth.json", "/home/u/proj/package.json", "/home/u/proj/sneaky/k.go", "/home/u/proj/sneaky/ok.go",
+}
+
+func fakeGlob(pattern string) ([]string, bool) {
+	var out []string
+	for _, f := range files {
+		ok, err := path.Match(pattern, f)
+		if err != nil {
+			return nil, false
+		}
+		if ok {
+			out = append(out, f)
+		}
+	}
+	return out, true
+}
+
+func fakeRealPath(p string) (string, bool) {
+	for from, to := range links {
+		if p == from {
+			return to, true
+		}
+		if strings.HasPrefix(p, from+"/") {
+			return to + p[len(from):], true
+		}
+	}
+	if strings.HasPrefix(p, "/nonexistent") {
+		return "", false
+	}
+	return p, true
+}
+
+func testFacts() Facts {
+	return Facts{Home: testHome, Cwd: testProj, ProjectRoot: testProj, RealPath: fakeRealPath, Glob: fakeGlob, Session: NewSessionState()}
+}
+
+func mustMerge(t testing.TB, user, project string) *Policy {
+	t.Helper()
+	var u, pr Input
+	if user != "" {
+		u = Input{File: "/home/u/.pi/piagent-policy.json", Data: []byte(user)}
+	}
+	if project != "" {
+		pr = Input{File: "/home/u/proj/.pi/piagent-policy.json", Data: []byte(project)}
+	}
+	p, err := Merge(u, pr)
+	if err != nil {
+		t.Fatalf("Merge: %v", err)
+	}
+	return p
+}
+
+type got struct{ Action, Code, Rule string }
+
+func call(tool string, kv ...any) Call {
+	in := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		in[kv[i].(string)] = kv[i+1]
+	}
+	return Call{ToolName: tool, Input: in}
+}
+
+func nest(depth int, leaf any) map[string]any {
+	// depth counts the input object itself.
+	v := leaf
+	for i := 1; i < depth; i++ {
+		v = map[string]any{"a": v}
+	}
+	return map[string]any{"a": v}
+}
+
+func TestDecideProtectedPaths(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	allow := got{ActionAllow, CodeAllowed, ""}
+	prot := func(rule string) got { return got{ActionBlock, CodeProtectedPath, rule} }
+	tests := []struct {
+		name string
+		call Call
+		want got
+	}{
+		{"read .env", call("read", "path", ".env"), prot(".env*")},
+		{"read src/main.go", call("read", "path", "src/main.go"), allow},
+		{"read .ENV upper case", call("read", "path", ".ENV"), prot(".env*")},
+		{"read .Env.Local", call("read", "path", "config/.Env.Local"), prot(".env*")},
+		{"read environment.ts near miss", call("read", "path", "src/environment.ts"), allow},
+		{"read .env.example allowed", call("read", "path", ".env.example"), allow},
+		{"read .env.sample allowed", call("read", "path", "app/.ENV.SAMPLE"), allow},
+		{"write .env.example stays protected", call("write", "path", ".env.example", "content", "A=1"), prot(".env*")},
+		{"read ./.env", call("read", "path", "./.env"), prot(".env*")},
+		{"read src/../.env", call("read", "path", "src/../.env"), prot(".env*")},
+		{"read src//.env", call("read", "path", "src//.env"), prot(".env*")},
+		{"read backslashes", call("read", "path", `src\..\.env`), prot(".env*")},
+		{"read @-prefixed", call("read", "path", "@.env"), prot(".env*")},
+		{"read absolute", call("read", "path", "/home/u/proj/.env"), prot(".env*")},
+		{"read ~/.ssh/id_ed25519", call("read", "path", "~/.ssh/id_ed25519"), prot("~/.ssh/**")},
+		{"read $HOME/.ssh/config", call("read", "path", "$HOME/.ssh/config"), prot("~/.ssh/**")},
+		{"read ~/.sshx near miss", call("read", "path", "~/.sshx/config"), allow},
+		{"ls ~/.ssh", call("ls", "path", "~/.ssh"), prot("~/.ssh/**")},
+		{"ls ~ near miss", call("ls", "path", "~"), allow},
+		{"read other user .ssh near miss", call("read", "path", "/home/v/.ssh/notes.txt"), allow},
+		{"read ~/.aws/credentials", call("read", "path", "/home/u/.aws/credentials"), prot("~/.aws/credentials")},
+		{"read ~/.aws/config near miss", call("read", "path", "~/.aws/config"), allow},
+		{"read gh hosts", call("read", "path", "~/.config/gh/hosts.yml"), prot("~/.config/gh/hosts.yml")},
+		{"read pi auth", call("read", "path", "~/.pi/agent/auth.json"), prot("auth.json")},
+		{"read approvals", call("read", "path", "~/.pi/piagent-mcp-approvals.json"), prot("~/.pi/piagent-mcp-approvals.json")},
+		{"read .git/config", call("read", "path", ".git/config"), prot(".git/**")},
+		{"edit .git/hooks", call("edit", "path", "sub/.git/hooks/pre-commit"), prot(".git/**")},
+		{"read .gitignore near miss", call("read", "path", ".gitignore"), allow},
+		{"read state", call("read", "path", ".pi/piagent-state/x.json"), prot(".pi/piagent-state/**")},
+		{"read profile", call("read", "path", "deep/piagent-profile.json"), prot("piagent-profile.json")},
+		{"read .npmrc", call("read", "path", ".npmrc"), prot(".npmrc")},
+		{"read .netrc", call("read", "path", "~/.netrc"), prot(".netrc")},
+		{"read server.pem", call("read", "path", "certs/server.PEM"), prot("*.pem")},
+		{"read tls.key", call("read", "path", "tls.key"), prot("*.key")},
+		{"read keyboard.ts near miss", call("read", "path", "keyboard.ts"), allow},
+		{"read id_rsa.pub", call("read", "path", "id_rsa.pub"), prot("id_rsa*")},
+		{"file URI", call("read", "path", "file:///home/u/proj/.env"), prot(".env*")},
+		{"file URI with host", call("read", "path", "FILE://localhost/home/u/.ssh/config"), prot("~/.ssh/**")},
+		{"file URI percent", call("read", "path", "file:///home/u/proj/%2Eenv"), prot(".env*")},
+		{"percent-encoded", call("read", "path", "%2eenv"), prot(".env*")},
+		{"percent once only", call("read", "path", "%252eenv"), allow},
+		{"broken escape inspected as written", call("read", "path", ".env%zz"), prot(".env*")},
+		{"broken escape tail", call("read", "path", "x/%2.env"), allow},
+		{"broken escape with valid part", call("read", "path", "%zz/%2eenv"), prot(".env*")},
+		{"symlink to .env", call("read", "path", "innocent.txt"), prot(".env*")},
+		{"symlinked dir to ~/.ssh", call("read", "path", "keys/backup_ed25519"), prot("~/.ssh/**")},
+		{"new file under symlinked dir", call("write", "path", "keys/new-file", "content", "x"), prot("~/.ssh/**")},
+		{"symlink near miss", call("read", "path", "docs-link/main.go"), allow},
+		{"nested object", call("custom_tool", "options", map[string]any{"files": []any{"a.txt", map[string]any{"target": ".env"}}}), prot(".env*")},
+		{"nested near miss", call("custom_tool", "options", map[string]any{"files": []any{"a.txt", map[string]any{"target": "b.txt"}}}), got{ActionWarn, CodeUnregistered, ""}},
+		{"object key as path", call("custom_tool", "files", map[string]any{".env": "r"}), prot(".env*")},
+		{"content field skipped", call("write", "path", "notes.md", "content", "cat .env and ~/.ssh/id_rsa"), allow},
+		{"edits oldText skipped", call("edit", "path", "a.go", "edits", []any{map[string]any{"oldText": ".env", "newText": "auth.json"}}), allow},
+		{"edits path not skipped", call("edit", "path", "a.go", "edits", []any{map[string]any{"oldText": "x", "newText": "y", "path": ".env"}}), prot(".env*")},
+		{"grep pattern skipped", call("grep", "pattern", ".env", "path", "src"), allow},
+		{"grep path protected", call("grep", "pattern", "x", "path", ".git"), prot(".git/**")},
+		{"unknown field sentence token", call("custom_tool", "target", "--file=.env"), prot(".env*")},
+		{"JSON string walked", call("custom_tool", "args", `{"path": "~/.ssh/known_hosts"}`), prot("~/.ssh/**")},
+		{"mcp args object", call("mcp", "tool", "fs_read", "args", map[string]any{"path": "/home/u/proj/.env"}), prot(".env*")},
+		{"mcp args JSON string", call("mcp", "tool", "fs_read", "args", `{"path":"auth.json"}`), prot("auth.json")},
+		{"mcp search query skipped", call("mcp", "search", "read .env"), got{ActionWarn, CodeUnregistered, ""}},
+		{"depth 32 ok", Call{ToolName: "custom_tool", Input: nest(32, "x.txt")}, got{ActionWarn, CodeUnregistered, ""}},
+		{"depth 32 protected", Call{ToolName: "custom_tool", Input: nest(32, ".env")}, prot(".env*")},
+		{"depth 33 blocked", Call{ToolName: "custom_tool", Input: nest(33, "x.txt")}, got{ActionBlock, CodeInputTooDeep, ""}},
+		{"array depth 33 blocked", Call{ToolName: "read", Input: map[string]any{"path": "a", "x": deepArray(33)}}, got{ActionBlock, CodeInputTooDeep, ""}},
+		{"array depth 32 ok", Call{ToolName: "read", Input: map[string]any{"path": "a", "x": deepArray(32)}}, allow},
+		{"numbers ignored", call("read", "path", "a.go", "offset", 3.0, "limit", 10.0), allow},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := p.Decide(tc.call, testFacts())
+			if diff := cmp.Diff(tc.want, got{d.Action, d.Code, d.Rule}); diff != "" {
+				t.Errorf("Decide (-want +got):\n%s\nreason: %s", diff, d.Reason)
+			}
+		})
+	}
+}
+
+func deepArray(depth int) []any {
+	// depth counts the input object, so the outermost array is level 2.
+	var v any = "x"
+	for i := 2; i < depth; i++ {
+		v = []any{v}
+	}
+	return []any{v}
+}

@@ -1,0 +1,304 @@
+package policy
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+)
+
+// MaxInspectionDepth is how deeply nested a tool input may be; an input
+// nested deeper is blocked, since the parts beyond cannot be inspected.
+const MaxInspectionDepth = 32
+
+// contentFields are the keys whose string values are content, not paths.
+// The list is written down in the package comment; keep the two in step.
+var contentFields = map[string]bool{
+	"content": true, "contents": true, "text": true, "query": true, "pattern": true,
+	"command": true, "old_string": true, "new_string": true, "oldText": true, "newText": true,
+	"old_str": true, "new_str": true, "description": true, "prompt": true, "message": true,
+	"title": true, "body": true, "summary": true, "note": true, "comment": true, "reason": true,
+}
+
+// candidate is a string found in a tool input that may name a path.
+type candidate struct {
+	field string // where it was found, as a dotted path ("edits[0].path")
+	value string
+}
+
+// extraction is what extract found.
+type extraction struct {
+	cands    []candidate
+	tooDeep  string // the field beyond MaxInspectionDepth, "" when none
+	search   []candidate
+	commands []candidate // shell command strings carried by non-bash tools
+}
+
+// extract walks a tool input. Strings in fields not known to hold content are
+// path candidates; grep.glob and find.pattern are search channels; a string
+// that holds a JSON object or array is decoded and walked as well.
+func extract(call Call) extraction {
+	var x extraction
+	tool := call.ToolName
+	for _, k := range sortedKeys(call.Input) {
+		v := call.Input[k]
+		switch {
+		case tool == "bash" && k == "command":
+			continue // shell analysis
+		case tool == "grep" && k == "glob", tool == "find" && k == "pattern":
+			if s, ok := v.(string); ok {
+				x.search = append(x.search, candidate{field: k, value: s})
+				continue
+			}
+		case tool == "mcp" && k == "search":
+			continue // the proxy's tool search query
+		case tool != "bash" && k == "command":
+			if s, ok := v.(string); ok {
+				x.commands = append(x.commands, candidate{field: k, value: s})
+				continue
+			}
+		case tool == "mcp" && k == "args":
+			x.walkMCPArgs(v)
+		}
+		x.walk(k, k, v, 1)
+	}
+	return x
+}
+
+// walkMCPArgs picks a shell command the proxy passes to a tool.
+func (x *extraction) walkMCPArgs(v any) {
+	if s, ok := v.(string); ok {
+		var m map[string]any
+		if json.Unmarshal([]byte(s), &m) == nil {
+			v = m
+		}
+	}
+	if m, ok := v.(map[string]any); ok {
+		if c, ok := m["command"].(string); ok {
+			x.commands = append(x.commands, candidate{field: "args.command", value: c})
+		}
+	}
+}
+
+// walk visits v, found under key at field, nested depth containers deep
+// (the input object is depth 1).
+func (x *extraction) walk(key, field string, v any, depth int) {
+	if x.tooDeep != "" {
+		return
+	}
+	switch t := v.(type) {
+	case string:
+		if contentFields[key] {
+			return
+		}
+		x.cands = append(x.cands, candidate{field: field, value: t})
+		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
+			var inner any
+			if json.Unmarshal([]byte(s), &inner) == nil {
+				x.walk(key, field, inner, depth+1)
+			}
+		}
+	case map[string]any:
+		if depth+1 > MaxInspectionDepth {
+			x.tooDeep = field
+			return
+		}
+		for _, k := range sortedKeys(t) {
+			x.cands = append(x.cands, candidate{field: field + ".<key>", value: k})
+			x.walk(k, field+"."+k, t[k], depth+1)
+		}
+	case []any:
+		if depth+1 > MaxInspectionDepth {
+			x.tooDeep = field
+			return
+		}
+		for i, e := range t {
+			x.walk(key, field+"["+itoa(i)+"]", e, depth+1)
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}
+
+// separators split a string into further candidates: a path can hide inside
+// "--file=.env", "a.txt,.env" or a sentence.
+const separators = " \t\r\n\x00,;|=\"'`()<>{}[]"
+
+// variants returns the forms of a candidate string to check: as written, and
+// percent-decoded once (a broken escape stays as written); file:// URIs as
+// their path; and the pieces between separators. The result has no
+// duplicates and no empty strings.
+func variants(s string) []string {
+	out := make([]string, 0, 4)
+	add := func(v string) {
+		if v == "" {
+			return
+		}
+		for _, o := range out {
+			if o == v {
+				return
+			}
+		}
+		out = append(out, v)
+	}
+	forms := [2]string{s, percentDecode(s)}
+	for _, f := range forms {
+		add(f)
+		if u, ok := fileURLPath(f); ok {
+			add(u)
+		}
+	}
+	if strings.ContainsAny(s, separators) {
+		n := len(out)
+		for _, f := range out[:n] {
+			for _, piece := range strings.FieldsFunc(f, func(r rune) bool { return strings.ContainsRune(separators, r) }) {
+				add(piece)
+				if u, ok := fileURLPath(piece); ok {
+					add(u)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// percentDecode decodes %XX escapes once. An escape that is not two hex
+// digits is kept as written.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// fileURLPath turns a file: URI into its path, percent-decoded once. The host
+// part of file://host/path is dropped.
+func fileURLPath(s string) (string, bool) {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return "", false
+	}
+	rest := s[5:]
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			rest = rest[i:]
+		} else {
+			rest = "/"
+		}
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return percentDecode(rest), true
+}
+
+// resolved is a candidate path in the forms that are matched.
+type resolved struct {
+	raw   string // absolute, as written ("..", "." kept), original case
+	clean string // absolute, lexically cleaned, original case
+	real  string // the symlink-resolved target, "" when unknown
+}
+
+// resolvePath makes a candidate absolute: "\" becomes "/", a leading "@" (Pi
+// strips it) goes, "~", "$HOME" and "${HOME}" expand, a relative path is
+// joined to the working directory, and Facts.RealPath follows symlinks (for
+// a path that does not exist yet, its nearest existing ancestor).
+func resolvePath(s string, f *Facts) resolved {
+	s = strings.ReplaceAll(s, `\`, "/")
+	s = strings.TrimPrefix(s, "@")
+	switch {
+	case s == "~" || s == "$HOME" || s == "${HOME}":
+		s = f.Home
+	case strings.HasPrefix(s, "~/"):
+		s = f.Home + s[1:]
+	case strings.HasPrefix(s, "$HOME/"):
+		s = f.Home + s[5:]
+	case strings.HasPrefix(s, "${HOME}/"):
+		s = f.Home + s[7:]
+	}
+	raw := s
+	if !strings.HasPrefix(raw, "/") {
+		raw = strings.TrimSuffix(f.Cwd, "/") + "/" + raw
+	}
+	r := resolved{raw: raw, clean: path.Clean(raw)}
+	if !strings.HasPrefix(r.clean, "/") {
+		r.clean = "/" + r.clean
+	}
+	if f.RealPath != nil {
+		r.real = realPath(r.clean, f.RealPath)
+	}
+	return r
+}
+
+// realPath follows symlinks for p, or for its nearest ancestor that exists.
+func realPath(p string, rp func(string) (string, bool)) string {
+	rest := ""
+	cur := p
+	for range 64 {
+		if t, ok := rp(cur); ok {
+			if rest == "" {
+				return t
+			}
+			return strings.TrimSuffix(t, "/") + "/" + rest
+		}
+		if cur == "/" || cur == "" || cur == "." {
+			return ""
+		}
+		dir, base := path.Split(cur)
+		if rest == "" {
+			rest = base
+		} else {
+			rest = base + "/" + rest
+		}
+		cur = path.Clean(dir)
+	}
+	return ""
+}
+
+// cleanAbs cleans an absolute path; a relative one is joined to base.
+func cleanAbs(p, base string) string {
+	if p == "" {
+		return ""
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	if !strings.HasPrefix(p, "/") {
+		p = strings.TrimSuffix(base, "/") + "/" + p
+	}
+	return path.Clean(p)
+}

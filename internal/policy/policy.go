@@ -1,0 +1,387 @@
+package policy
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+//go:embed base-policy.json
+var basePolicyJSON []byte
+
+// BasePolicy returns the embedded base policy as written, comments included.
+func BasePolicy() []byte { return slices.Clone(basePolicyJSON) }
+
+// Layers a policy value can come from.
+const (
+	LayerBase    = "base"
+	LayerUser    = "user"
+	LayerProject = "project"
+)
+
+// Actions a Decision can carry.
+const (
+	ActionAllow   = "allow"
+	ActionBlock   = "block"
+	ActionConfirm = "confirm"
+	ActionWarn    = "warn"
+)
+
+// Policy is the effective policy: the base, then the user's override, then
+// what the project's override may add. Build one with Load or Merge; the zero
+// value and nil block every call.
+type Policy struct {
+	err error // a file that could not be read or parsed: every decision blocks
+
+	mode         string
+	projectMode  string // a stricter mode the project chose; "" when none
+	profile      string
+	registryMode string
+
+	protected      []entry
+	shellProtected []entry
+	allowRead      []entry
+
+	allowedTools map[string]string   // tool → layer
+	capabilities map[string][]string // tool → capabilities
+	capSource    map[string]string   // tool → layer
+
+	execRules    []execRule
+	ruleActions  map[string]ruleAction // shell rule id → override
+	builtinTools map[string]bool       // the piagent_ tools of this build
+	sources      []Source
+	violations   []Violation
+	files        map[string]string // layer → file path
+	docsPatterns []glob
+	samples      []string // representative names of protected files, for search channels
+	decoys       []string // ordinary file names, for telling broad patterns
+	hintCache    []string // see hints
+}
+
+type entry struct {
+	pattern string
+	layer   string
+	globs   []glob
+}
+
+type execRule struct {
+	ExecRule
+	layer string
+}
+
+type ruleAction struct {
+	action string
+	floor  bool // from a project: the rule's action becomes at least this strict
+	layer  string
+}
+
+// Source says which file an effective value came from.
+type Source struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+	Layer string `json:"layer"` // base, user or project
+	File  string `json:"file"`  // "" for the embedded base policy
+}
+
+// Violation is something a project policy file tried that would loosen the
+// policy; it is ignored and reported (doctor shows it).
+type Violation struct {
+	File   string `json:"file"`
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// Err is the error that makes this policy block every call, or nil.
+func (p *Policy) Err() error {
+	if p == nil {
+		return fmt.Errorf("no policy loaded")
+	}
+	return p.err
+}
+
+// Violations lists what a project file tried to loosen, in file order.
+func (p *Policy) Violations() []Violation {
+	if p == nil {
+		return nil
+	}
+	return slices.Clone(p.violations)
+}
+
+// Sources tells where each effective value came from, sorted by field.
+func (p *Policy) Sources() []Source {
+	if p == nil {
+		return nil
+	}
+	out := slices.Clone(p.sources)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+// Mode is the default mode of the merged policy (before a person's choice in
+// Facts.Mode); ProjectMode the stricter cap a project set, or "".
+func (p *Policy) Mode() string        { return p.mode }
+func (p *Policy) ProjectMode() string { return p.projectMode }
+
+// RegistryMode is "advisory" or "enforce"; PermissionProfile "standard" or
+// "trusted-full-access".
+func (p *Policy) RegistryMode() string      { return p.registryMode }
+func (p *Policy) PermissionProfile() string { return p.profile }
+
+// ProtectedPaths lists the effective protected-path patterns.
+func (p *Policy) ProtectedPaths() []string { return patterns(p.protected) }
+
+// ShellProtectedPaths lists the patterns checked in addition for shell commands.
+func (p *Policy) ShellProtectedPaths() []string { return patterns(p.shellProtected) }
+
+// AllowReadPaths lists the patterns that stay readable although protected.
+func (p *Policy) AllowReadPaths() []string { return patterns(p.allowRead) }
+
+func patterns(es []entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.pattern
+	}
+	return out
+}
+
+// Input names a policy file for Merge. Data nil means the file does not exist.
+type Input struct {
+	File string
+	Data []byte
+}
+
+// Merge builds the effective policy from the base, the user's and the
+// project's files. It is pure; Load reads the files and calls it. A file that
+// does not parse makes the result block every call, and the error is
+// returned as well.
+func Merge(user, project Input) (*Policy, error) {
+	base, err := ParseFile("base-policy.json (embedded)", basePolicyJSON)
+	if err != nil {
+		panic("policy: embedded base policy: " + err.Error())
+	}
+	p := &Policy{
+		allowedTools: map[string]string{},
+		capabilities: map[string][]string{},
+		capSource:    map[string]string{},
+		ruleActions:  map[string]ruleAction{},
+		builtinTools: map[string]bool{},
+		files:        map[string]string{LayerBase: ""},
+	}
+	for _, t := range base.AlwaysAllowedTools {
+		if strings.HasPrefix(t, "piagent_") {
+			p.builtinTools[t] = true
+		}
+	}
+	for t := range base.ToolCapabilities {
+		if strings.HasPrefix(t, "piagent_") {
+			p.builtinTools[t] = true
+		}
+	}
+	p.apply(base, LayerBase, "")
+	for _, in := range []struct {
+		Input
+		layer string
+	}{{user, LayerUser}, {project, LayerProject}} {
+		if in.Data == nil {
+			continue
+		}
+		f, err := ParseFile(in.File, in.Data)
+		if err != nil {
+			p.err = err
+			return p, err
+		}
+		p.files[in.layer] = in.File
+		p.apply(f, in.layer, in.File)
+	}
+	p.finish()
+	return p, nil
+}
+
+func (p *Policy) src(field, value, layer, file string) {
+	p.sources = append(p.sources, Source{Field: field, Value: value, Layer: layer, File: file})
+}
+
+func (p *Policy) violate(file, field, reason string) {
+	p.violations = append(p.violations, Violation{File: file, Field: field, Reason: reason})
+}
+
+// apply lays one file over the policy. The base and the user may set
+// anything; the project may only tighten, and what it tries beyond that is
+// recorded as a violation.
+func (p *Policy) apply(f *File, layer, file string) {
+	proj := layer == LayerProject
+	if f.Mode != "" {
+		switch {
+		case !proj:
+			p.mode = f.Mode
+			p.src("mode", f.Mode, layer, file)
+		case modeRank(f.Mode) <= modeRank(p.mode):
+			p.projectMode = f.Mode
+			p.src("mode", f.Mode+" (project cap)", layer, file)
+		case modeRank(f.Mode) > modeRank(p.mode):
+			p.violate(file, "mode", fmt.Sprintf("mode %q is more permissive than %q; a repository may only choose a stricter mode", f.Mode, p.mode))
+		}
+	}
+	if f.PermissionProfile != "" {
+		switch {
+		case !proj:
+			p.profile = f.PermissionProfile
+			p.src("permissionProfile", f.PermissionProfile, layer, file)
+		case f.PermissionProfile == ProfileTrustedFullAccess:
+			if p.profile != ProfileTrustedFullAccess {
+				p.violate(file, "permissionProfile", "trusted-full-access can only be chosen in the user's own policy file")
+			}
+		case f.PermissionProfile != p.profile:
+			p.profile = f.PermissionProfile
+			p.src("permissionProfile", f.PermissionProfile, layer, file)
+		}
+	}
+	if f.RegistryMode != "" {
+		switch {
+		case !proj || f.RegistryMode == RegistryEnforce:
+			if !proj || p.registryMode != RegistryEnforce {
+				p.registryMode = f.RegistryMode
+				p.src("registryMode", f.RegistryMode, layer, file)
+			}
+		case p.registryMode == RegistryEnforce:
+			p.violate(file, "registryMode", "registryMode advisory would lower enforce; a repository may only raise the registry to enforce")
+		}
+	}
+	addEntries := func(dst *[]entry, field string, pats []string) {
+		for _, pat := range pats {
+			if slices.ContainsFunc(*dst, func(e entry) bool { return e.pattern == pat }) {
+				continue
+			}
+			gs, _ := compileGlobs(pat) // validated by ParseFile
+			*dst = append(*dst, entry{pattern: pat, layer: layer, globs: gs})
+			p.src(field, pat, layer, file)
+		}
+	}
+	addEntries(&p.protected, "protectedPaths", f.ProtectedPaths)
+	addEntries(&p.shellProtected, "shellProtectedPaths", f.ShellProtectedPaths)
+	if proj {
+		for _, a := range f.AllowReadPaths {
+			p.violate(file, "allowReadPaths", fmt.Sprintf("%q: a repository cannot make a path readable", a))
+		}
+	} else {
+		addEntries(&p.allowRead, "allowReadPaths", f.AllowReadPaths)
+	}
+	for _, t := range f.AlwaysAllowedTools {
+		switch {
+		case proj:
+			p.violate(file, "alwaysAllowedTools", fmt.Sprintf("%q: a repository cannot register tools", t))
+		case strings.HasPrefix(t, "piagent_") && !p.builtinTools[t]:
+			p.violate(file, "alwaysAllowedTools", fmt.Sprintf("%q: piagent_ names are reserved for piagent's own tools", t))
+		default:
+			if _, ok := p.allowedTools[t]; !ok {
+				p.allowedTools[t] = layer
+				p.src("alwaysAllowedTools", t, layer, file)
+			}
+		}
+	}
+	for _, t := range sortedKeys(f.ToolCapabilities) {
+		switch {
+		case proj:
+			p.violate(file, "toolCapabilities", fmt.Sprintf("%q: a repository cannot register tools", t))
+		case strings.HasPrefix(t, "piagent_") && !p.builtinTools[t]:
+			p.violate(file, "toolCapabilities", fmt.Sprintf("%q: piagent_ names are reserved for piagent's own tools", t))
+		default:
+			p.capabilities[t] = slices.Clone(f.ToolCapabilities[t])
+			p.capSource[t] = layer
+			p.src("toolCapabilities", t+": "+strings.Join(f.ToolCapabilities[t], ","), layer, file)
+		}
+	}
+	for _, r := range f.ExecRules {
+		i := slices.IndexFunc(p.execRules, func(e execRule) bool { return e.ID == r.ID })
+		switch {
+		case i < 0:
+			p.execRules = append(p.execRules, execRule{ExecRule: r, layer: layer})
+			p.src("execRules", r.ID, layer, file)
+		case proj && actionRank(r.Action) < actionRank(p.execRules[i].Action):
+			p.violate(file, "execRules", fmt.Sprintf("%q: a repository cannot weaken an existing rule", r.ID))
+		default:
+			p.execRules[i] = execRule{ExecRule: r, layer: layer}
+			p.src("execRules", r.ID, layer, file)
+		}
+	}
+	for _, id := range sortedKeys(f.ExecRuleActions) {
+		a := f.ExecRuleActions[id]
+		switch {
+		case !proj:
+			p.ruleActions[id] = ruleAction{action: a, layer: layer}
+			p.src("execRuleActions", id+": "+a, layer, file)
+		case a == ActionAllow:
+			p.violate(file, "execRuleActions", fmt.Sprintf("%q: a repository cannot allow what a rule blocks or asks about", id))
+		default:
+			cur, ok := p.ruleActions[id]
+			if ok && actionRank(a) <= actionRank(cur.action) {
+				if actionRank(a) < actionRank(cur.action) {
+					p.violate(file, "execRuleActions", fmt.Sprintf("%q: %s would weaken %s", id, a, cur.action))
+				}
+				continue
+			}
+			p.ruleActions[id] = ruleAction{action: a, floor: true, layer: layer}
+			p.src("execRuleActions", id+": at least "+a, layer, file)
+		}
+	}
+	if f.Remove != nil {
+		removeEntries := func(dst *[]entry, field string, pats []string) {
+			for _, pat := range pats {
+				if proj {
+					p.violate(file, "remove."+field, fmt.Sprintf("%q: a repository cannot remove a protected path", pat))
+					continue
+				}
+				before := len(*dst)
+				*dst = slices.DeleteFunc(*dst, func(e entry) bool { return e.pattern == pat })
+				if len(*dst) < before {
+					p.src("remove."+field, pat, layer, file)
+				}
+			}
+		}
+		removeEntries(&p.protected, "protectedPaths", f.Remove.ProtectedPaths)
+		removeEntries(&p.shellProtected, "shellProtectedPaths", f.Remove.ShellProtectedPaths)
+		for _, id := range f.Remove.ExecRules {
+			if proj {
+				p.violate(file, "remove.execRules", fmt.Sprintf("%q: a repository cannot remove a rule", id))
+				continue
+			}
+			p.execRules = slices.DeleteFunc(p.execRules, func(e execRule) bool { return e.ID == id })
+			p.src("remove.execRules", id, layer, file)
+		}
+	}
+}
+
+// finish prepares the derived tables once, so that Decide does no compiling.
+func (p *Policy) finish() {
+	for _, d := range []string{"/docs/**", "/doc/**", "/plans/**", "/reports/**"} {
+		gs, _ := compileGlobs(d)
+		p.docsPatterns = append(p.docsPatterns, gs...)
+	}
+	p.hintCache = nil
+	p.hintCache = p.hints()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func actionRank(a string) int {
+	switch a {
+	case ActionAllow:
+		return 0
+	case ActionWarn:
+		return 1
+	case ActionConfirm:
+		return 2
+	case ActionBlock:
+		return 3
+	}
+	return 3
+}

@@ -1,0 +1,576 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// shellOutcome is what shell analysis concluded about one command string.
+type shellOutcome struct {
+	block    *Decision
+	intent   intent
+	confirms []Decision
+}
+
+// readOnlyCommands run without changing anything (their file arguments are
+// checked as reads). A command not listed counts as a source write.
+var readOnlyCommands = map[string]bool{
+	"cat": true, "head": true, "tail": true, "less": true, "more": true, "grep": true, "egrep": true,
+	"fgrep": true, "rg": true, "ag": true, "ls": true, "tree": true, "wc": true, "pwd": true,
+	"echo": true, "printf": true, "which": true, "type": true, "whereis": true, "file": true,
+	"stat": true, "du": true, "df": true, "diff": true, "cmp": true, "sort": true, "uniq": true,
+	"cut": true, "tr": true, "jq": true, "date": true, "true": true, "false": true, "test": true,
+	"[": true, "basename": true, "dirname": true, "realpath": true, "readlink": true, "id": true,
+	"whoami": true, "uname": true, "hostname": true, "cd": true, "nl": true, "column": true,
+	"sha256sum": true, "md5sum": true, "shasum": true, "xxd": true, "od": true, "hexdump": true,
+	"find": true, "fd": true, "sed": true, "awk": true,
+}
+
+// readOnlyGit are git subcommands that only read.
+var readOnlyGit = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "rev-parse": true, "ls-files": true,
+	"blame": true, "grep": true, "describe": true, "shortlog": true, "cat-file": true, "ls-tree": true,
+	"reflog": true, "whatchanged": true, "merge-base": true, "name-rev": true,
+}
+
+// analyseShell parses a command string with the shell parser and applies
+// the shell rules, the policy's exec rules and the protected paths to every
+// command in it.
+func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOutcome {
+	a, err := shParse(src)
+	if err != nil {
+		return shellOutcome{block: &Decision{Action: ActionBlock, Code: CodeShellParse, Subject: field,
+			Reason: fmt.Sprintf("piagent cannot parse the shell command, so it is blocked: %v", err)}}
+	}
+	var out shellOutcome
+	for _, fd := range shClassify(a, shContext{Home: f.Home, Cwd: f.Cwd, ProjectRoot: f.ProjectRoot, Dirty: f.Dirty}) {
+		action := p.ruleAction(fd.Rule, fd.Action)
+		d := Decision{Action: action, Code: CodeShellRule, Rule: fd.Rule, Subject: fd.Command, Reason: fd.Detail}
+		switch action {
+		case ActionBlock:
+			if d.Reason == "" {
+				d.Reason = fmt.Sprintf("shell rule %s blocks %q", fd.Rule, fd.Command)
+			}
+			return shellOutcome{block: &d}
+		case ActionConfirm:
+			if d.Reason == "" {
+				d.Reason = fmt.Sprintf("shell rule %s: %q needs a person's confirmation", fd.Rule, fd.Command)
+			}
+			out.confirms = append(out.confirms, d)
+		}
+	}
+	cmds := a.Commands
+	for _, r := range p.execRules {
+		for _, c := range cmds {
+			if !execRuleMatches(r.ExecRule, c) {
+				continue
+			}
+			subj := wordsText(c.Argv)
+			reason := r.Reason
+			if reason == "" {
+				reason = fmt.Sprintf("exec rule %s (%s policy)", r.ID, r.layer)
+			}
+			d := Decision{Action: r.Action, Code: CodeExecRule, Rule: r.ID, Subject: subj, Reason: reason}
+			if r.Action == ActionBlock {
+				return shellOutcome{block: &d}
+			}
+			out.confirms = append(out.confirms, d)
+		}
+	}
+	// Paths are checked against every folder the line may be in: the working
+	// directory and each literal cd target (a cd inside a subshell is
+	// counted too, which only adds checks). After a cd whose target is not
+	// literal, a relative path could be anywhere, and is blocked.
+	cwds := []string{cleanAbs(f.Cwd, "/")}
+	unknownCwd := false
+	var writes []shWord
+	for i := range cmds {
+		c := &cmds[i]
+		switch c.Name {
+		case "cd", "pushd":
+			target, known := cdTarget(c, f)
+			if !known {
+				unknownCwd = true
+				break
+			}
+			for _, base := range slices.Clone(cwds) {
+				if t := cleanAbs(target, base); !slices.Contains(cwds, t) {
+					cwds = append(cwds, t)
+				}
+			}
+		}
+		one := &shAnalysis{Commands: []shCommand{*c}}
+		for _, pass := range [2]bool{true, false} {
+			words := shReads(one)
+			if !pass {
+				words = shWrites(one)
+				writes = append(writes, words...)
+			}
+			for _, w := range words {
+				if d, ok := p.shellPathAnywhere(w, f, hs, pass, cwds, unknownCwd); ok {
+					return shellOutcome{block: &d}
+				}
+			}
+		}
+	}
+
+	// The intent.
+	in := intentRead
+	for _, c := range cmds {
+		if !readOnlyCommand(c) {
+			in = intentSource
+		}
+	}
+	for _, w := range writes {
+		if w.Dynamic || !p.isDocsPath(resolvePath(w.Lit, f).clean, f) {
+			in = intentSource
+		} else {
+			in = max(in, intentDocs)
+		}
+	}
+	if len(out.confirms) > 0 {
+		in = intentShip
+	}
+	out.intent = in
+	return out
+}
+
+// ruleAction applies execRuleActions to a shell rule's action: the user's
+// choice replaces it, a project's can only make it stricter.
+func (p *Policy) ruleAction(rule, action string) string {
+	o, ok := p.ruleActions[rule]
+	if !ok {
+		return action
+	}
+	if o.floor {
+		if actionRank(o.action) > actionRank(action) {
+			return o.action
+		}
+		return action
+	}
+	return o.action
+}
+
+func readOnlyCommand(c shCommand) bool {
+	name := path.Base(c.Name)
+	switch name {
+	case "git":
+		for _, w := range c.Argv[1:] {
+			if w.Dynamic {
+				return false
+			}
+			if strings.HasPrefix(w.Lit, "-") {
+				continue
+			}
+			return readOnlyGit[w.Lit]
+		}
+		return false
+	case "sed":
+		for _, w := range c.Argv[1:] {
+			if w.Dynamic || strings.HasPrefix(w.Lit, "-i") || w.Lit == "--in-place" || strings.HasPrefix(w.Lit, "--in-place=") {
+				return false
+			}
+		}
+		return true
+	case "find":
+		for _, w := range c.Argv[1:] {
+			switch w.Lit {
+			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return false
+			}
+		}
+		return true
+	case "awk":
+		for _, w := range c.Argv[1:] {
+			if strings.Contains(w.Lit, "system") || strings.Contains(w.Lit, ">") || strings.Contains(w.Lit, "|") {
+				return false
+			}
+		}
+		return true
+	}
+	return readOnlyCommands[name]
+}
+
+func execRuleMatches(r ExecRule, c shCommand) bool {
+	if path.Base(c.Name) != r.Command && c.Name != r.Command {
+		return false
+	}
+	i := 0
+	for _, w := range c.Argv[1:] {
+		if i < len(r.Args) && !w.Dynamic && w.Lit == r.Args[i] {
+			i++
+		}
+	}
+	return i == len(r.Args)
+}
+
+func wordsText(ws []shWord) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.Lit
+	}
+	return strings.Join(parts, " ")
+}
+
+// cdTarget is where cd or pushd goes, when it is literal.
+func cdTarget(c *shCommand, f *Facts) (string, bool) {
+	for _, w := range c.Argv[1:] {
+		if w.Dynamic {
+			return "", false
+		}
+		switch {
+		case w.Lit == "-":
+			return "", false
+		case strings.HasPrefix(w.Lit, "-") && len(w.Lit) > 1:
+			continue
+		case w.Lit == "~" || strings.HasPrefix(w.Lit, "~/"):
+			return f.Home + w.Lit[1:], f.Home != ""
+		case strings.HasPrefix(w.Lit, "~"):
+			return "", false
+		}
+		return w.Lit, true
+	}
+	return f.Home, f.Home != ""
+}
+
+// shellPathAnywhere checks a path word from each folder the line may be in.
+func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool, cwds []string, unknownCwd bool) (Decision, bool) {
+	lit := w.Lit
+	if w.Dynamic && w.Pattern != "" {
+		lit = w.Pattern
+	}
+	relative := !strings.HasPrefix(lit, "/") && !strings.HasPrefix(lit, "~") && !strings.HasPrefix(lit, "$HOME") && !strings.HasPrefix(lit, "**")
+	if relative && unknownCwd {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
+			Reason: fmt.Sprintf("the shell command uses the relative path %q after a cd whose target is not literal, so piagent cannot tell whether it is protected; use an absolute or literal path", w.Lit)}, true
+	}
+	for _, cwd := range cwds {
+		ff := *f
+		ff.Cwd = cwd
+		if d, ok := p.shellPathBlock(w, &ff, hs, read); ok {
+			return d, true
+		}
+		if !relative {
+			break
+		}
+	}
+	return Decision{}, false
+}
+
+// shellPathBlock checks one path a shell command reads or writes. A literal
+// path is matched like a tool's path; a dynamic one (a glob, a variable) is
+// blocked when it can reach a protected path.
+func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
+	code, verb := CodeShellProtectedWrite, "writes"
+	if read {
+		code, verb = CodeShellProtectedRead, "reads"
+	}
+	if !w.Dynamic {
+		for _, v := range variants(w.Lit) {
+			if pat, ok := p.protectedHit(v, f, hs, read, true); ok {
+				return Decision{Action: ActionBlock, Code: code, Rule: pat, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command %s %q, a protected path (rule %q), so it is blocked like the read and write tools", verb, w.Lit, pat)}, true
+			}
+		}
+		return Decision{}, false
+	}
+	if !w.Expands && f.Glob != nil && !strings.Contains(w.Pattern, "**") && w.Pattern != "" {
+		// A glob only: expand it where it will run, and judge what it names.
+		pat := w.Pattern
+		switch {
+		case pat == "~" || strings.HasPrefix(pat, "~/"):
+			pat = escapeGlob(f.Home) + pat[1:]
+		case !strings.HasPrefix(pat, "/"):
+			pat = escapeGlob(strings.TrimSuffix(f.Cwd, "/")) + "/" + pat
+		}
+		if matches, ok := f.Glob(pat); ok {
+			for _, m := range matches {
+				if rule, hit := p.protectedHit(m, f, hs, read, true); hit {
+					return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Rule: rule, Subject: w.Lit,
+						Reason: fmt.Sprintf("the shell command %s %q, a glob that matches a protected path (rule %q); name the files literally", verb, w.Lit, rule)}, true
+				}
+			}
+			return Decision{}, false
+		}
+	}
+	if pat, ok := p.dynamicReach(w, f, hs); ok {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Rule: pat, Subject: w.Lit,
+			Reason: fmt.Sprintf("the shell command %s %q, a glob or expansion that can reach a protected path (rule %q); name the files literally", verb, w.Lit, pat)}, true
+	}
+	return Decision{}, false
+}
+
+// dynamicReach reports whether a word with globs or expansions can name a
+// path some protected pattern matches. It works on the word's Pattern: an
+// expansion ("**") can hold anything, "/" included; a glob follows the
+// shell's rule that a leading wildcard does not match a leading dot.
+func (p *Policy) dynamicReach(w shWord, f *Facts, hs []string) (string, bool) {
+	for _, g := range dynamicGlobs(w, f) {
+		for _, set := range [2][]entry{p.protected, p.shellProtected} {
+			for i := range set {
+				for j := range set[i].globs {
+					if globsIntersect(g, set[i].globs[j].absSegs(hs), true) {
+						return set[i].pattern, true
+					}
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// ptok is one item of a shell pattern.
+type ptok struct {
+	t     tok
+	dstar bool // "**": anything, "/" included
+	slash bool
+}
+
+// lexPattern reads a shell word's Pattern: "\" escapes, "*", "**", "?",
+// "[…]" and "/".
+func lexPattern(s string) []ptok {
+	var out []ptok
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' && i+1 < len(s):
+			r2, m := utf8.DecodeRuneInString(s[i+1:])
+			out = append(out, ptok{t: tok{kind: tLit, r: unicode.ToLower(r2)}})
+			i += 1 + m
+		case r == '*' && i+1 < len(s) && s[i+1] == '*':
+			out = append(out, ptok{dstar: true})
+			i += 2
+			for i < len(s) && s[i] == '*' {
+				i++
+			}
+		case r == '*':
+			out = append(out, ptok{t: tok{kind: tStar}})
+			i += n
+		case r == '?':
+			out = append(out, ptok{t: tok{kind: tAny}})
+			i += n
+		case r == '[':
+			t, w, err := parseClass(strings.ToLower(s[i:]))
+			if err != nil {
+				out = append(out, ptok{t: tok{kind: tLit, r: '['}})
+				i += n
+				continue
+			}
+			out = append(out, ptok{t: t})
+			i += w
+		case r == '/':
+			out = append(out, ptok{slash: true})
+			i += n
+		default:
+			out = append(out, ptok{t: tok{kind: tLit, r: unicode.ToLower(r)}})
+			i += n
+		}
+	}
+	return out
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\*?[]{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// dynamicGlobs turns a dynamic shell word into absolute segment lists that
+// together match every path the word can name.
+func dynamicGlobs(w shWord, f *Facts) [][]gseg {
+	pat := w.Pattern
+	if pat == "" {
+		pat = strings.ReplaceAll(markExpansions(w.Lit), string(varMark), "**")
+	}
+	switch {
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		pat = escapeGlob(f.Home) + pat[1:]
+	case pat == `\~` || strings.HasPrefix(pat, `\~/`):
+		pat = escapeGlob(f.Home) + pat[2:]
+	}
+	if !strings.HasPrefix(pat, "/") && !strings.HasPrefix(pat, "**") {
+		pat = escapeGlob(strings.TrimSuffix(f.Cwd, "/")) + "/" + pat
+	}
+	// Split into segments; a segment holding "**" next to other text is
+	// either one segment or a run of segments.
+	var segLists [][]ptok
+	var cur []ptok
+	for _, t := range lexPattern(pat) {
+		if t.slash {
+			segLists = append(segLists, cur)
+			cur = nil
+			continue
+		}
+		cur = append(cur, t)
+	}
+	segLists = append(segLists, cur)
+	results := [][]gseg{nil}
+	for _, sl := range segLists {
+		alts := segAlternatives(sl)
+		if alts == nil {
+			continue
+		}
+		if len(results)*len(alts) > 64 {
+			alts = [][]gseg{{{dstar: true}}} // too many: anything
+		}
+		var next [][]gseg
+		for _, r := range results {
+			for _, a := range alts {
+				next = append(next, append(slices.Clip(r), a...))
+			}
+		}
+		results = next
+	}
+	for i, r := range results {
+		results[i] = cleanSegs(r)
+	}
+	return results
+}
+
+// segAlternatives returns the ways one pattern segment can be matched; nil
+// for an empty or "." segment.
+func segAlternatives(sl []ptok) [][]gseg {
+	if len(sl) == 0 || len(sl) == 1 && !sl[0].dstar && sl[0].t.kind == tLit && sl[0].t.r == '.' {
+		return nil
+	}
+	if len(sl) == 2 && sl[0].t.kind == tLit && sl[0].t.r == '.' && sl[1].t.kind == tLit && sl[1].t.r == '.' && !sl[0].dstar && !sl[1].dstar {
+		return [][]gseg{{{lit: ".."}}}
+	}
+	di := slices.IndexFunc(sl, func(t ptok) bool { return t.dstar })
+	if di < 0 {
+		return [][]gseg{{toSeg(sl, false)}}
+	}
+	if len(sl) == 1 {
+		return [][]gseg{{{dstar: true}}}
+	}
+	// "A**B": A* then anything then *B (B may hold further "**", treated as
+	// "*" within the last segment), or all of it in one segment.
+	flat := make([]ptok, 0, len(sl))
+	for _, t := range sl {
+		if t.dstar {
+			t = ptok{t: tok{kind: tStar}}
+		}
+		flat = append(flat, t)
+	}
+	one := toSeg(flat, true)
+	var run []gseg
+	if di > 0 {
+		run = append(run, toSeg(append(slices.Clone(sl[:di]), ptok{t: tok{kind: tStar}}), false))
+	}
+	run = append(run, gseg{dstar: true})
+	if rest := flat[di+1:]; len(rest) > 0 {
+		run = append(run, toSeg(append([]ptok{{t: tok{kind: tStar}}}, rest...), true))
+	}
+	return [][]gseg{{one}, run}
+}
+
+func toSeg(sl []ptok, fromVar bool) gseg {
+	toks := make([]tok, 0, len(sl))
+	wild := false
+	for _, t := range sl {
+		if t.t.kind != tLit {
+			wild = true
+		}
+		if t.t.kind == tStar && len(toks) > 0 && toks[len(toks)-1].kind == tStar {
+			continue
+		}
+		toks = append(toks, t.t)
+	}
+	if !wild {
+		var b strings.Builder
+		for _, t := range toks {
+			b.WriteRune(t.r)
+		}
+		return gseg{lit: b.String()}
+	}
+	return gseg{toks: toks, fromVar: fromVar}
+}
+
+// cleanSegs applies ".." lexically (a ".." after "**" stays covered by the
+// "**") and merges runs of "**".
+func cleanSegs(in []gseg) []gseg {
+	var out []gseg
+	for _, s := range in {
+		switch {
+		case !s.dstar && s.toks == nil && s.lit == "..":
+			if n := len(out); n > 0 && !out[n-1].dstar {
+				out = out[:n-1]
+			}
+		case s.dstar:
+			if n := len(out); n == 0 || !out[n-1].dstar {
+				out = append(out, s)
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+const varMark = '\x00'
+
+// markExpansions replaces $NAME, ${…}, $(…) and `…` with varMark.
+func markExpansions(s string) string {
+	if !strings.ContainsAny(s, "$`") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '`':
+			j := strings.IndexByte(s[i+1:], '`')
+			b.WriteByte(varMark)
+			if j < 0 {
+				return b.String()
+			}
+			i += j + 1
+		case c == '$' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '('):
+			open, close := s[i+1], byte('}')
+			if open == '(' {
+				close = ')'
+			}
+			depth := 0
+			j := i + 1
+			for ; j < len(s); j++ {
+				if s[j] == open {
+					depth++
+				} else if s[j] == close {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteByte(varMark)
+			i = j
+		case c == '$' && i+1 < len(s) && (isNameByte(s[i+1]) || strings.IndexByte("@*#?$!-0123456789", s[i+1]) >= 0):
+			j := i + 1
+			if isNameByte(s[j]) && !(s[j] >= '0' && s[j] <= '9') {
+				for j < len(s) && isNameByte(s[j]) {
+					j++
+				}
+			} else {
+				j++
+			}
+			b.WriteByte(varMark)
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

@@ -1,0 +1,18 @@
+package policy
+
+import "github.com/piagent/piagent/internal/shell"
+
+// The shell analysis this package builds on.
+type (
+	shWord     = shell.Word
+	shCommand  = shell.Command
+	shContext  = shell.Context
+	shAnalysis = shell.Analysis
+)
+
+var (
+	shParse    = shell.Parse
+	shClassify = shell.Classify
+	shReads    = shell.Reads
+	shWrites   = shell.Writes
+)

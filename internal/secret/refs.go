@@ -1,0 +1,111 @@
+package secret
+
+import (
+	"regexp"
+	"strings"
+)
+
+// refRE matches the adapter's three interpolation syntaxes. \w is ASCII in
+// RE2, as it is in the adapter's JavaScript regular expressions.
+var (
+	refRE      = regexp.MustCompile(`\$\{(\w+)\}|\$env:(\w+)|\{env:(\w+)\}`)
+	wholeRefRE = regexp.MustCompile(`^(?:\$\{\w+\}|\$env:\w+|\{env:\w+\})$`)
+)
+
+// IsReference reports whether the whole value is one variable reference:
+// ${VAR}, $env:VAR or {env:VAR}, where VAR is word characters.
+func IsReference(v string) bool {
+	return wholeRefRE.MatchString(v)
+}
+
+// References returns every variable named by a reference inside s, in order
+// of first appearance, each once.
+func References(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range refRE.FindAllStringSubmatch(s, -1) {
+		name := m[1] + m[2] + m[3]
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// schemeWords are authentication scheme words that may precede a reference
+// ("Bearer ${TOKEN}"), matched case-insensitively.
+var schemeWords = []string{"Bearer", "Basic", "Token", "Bot", "Digest", "ApiKey", "Api-Key", "Key", "DPoP", "SSWS"}
+
+// referencedOnly reports whether v holds at least one reference and, apart
+// from its references, only separators, optionally after one leading
+// authentication scheme word: "${TOKEN}", "Bearer ${TOKEN}",
+// "${USER}:${PASS}". Such a value names variables and carries no literal.
+func referencedOnly(v string) bool {
+	locs := refRE.FindAllStringIndex(v, -1)
+	if len(locs) == 0 {
+		return false
+	}
+	head := v[:locs[0][0]]
+	if scheme, _ := splitScheme(head); scheme != "" {
+		head = head[len(scheme):]
+	}
+	rest := []string{head}
+	for i, l := range locs {
+		end := len(v)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		rest = append(rest, v[l[1]:end])
+	}
+	for _, r := range rest {
+		for i := 0; i < len(r); i++ {
+			if !strings.ContainsRune(" \t:;,/@._-=+", rune(r[i])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// splitScheme splits a leading authentication scheme word followed by
+// whitespace from v. It returns the scheme as written and the rest after the
+// whitespace, or "" and v.
+func splitScheme(v string) (scheme, rest string) {
+	for _, w := range schemeWords {
+		if len(v) > len(w) && strings.EqualFold(v[:len(w)], w) && (v[len(w)] == ' ' || v[len(w)] == '\t') {
+			return v[:len(w)], strings.TrimLeft(v[len(w):], " \t")
+		}
+	}
+	return "", v
+}
+
+// varName turns a field name into a variable name the adapter can
+// interpolate: a name already made of word characters is kept as written;
+// otherwise it is upper-cased and every other character becomes '_'.
+func varName(name string, upper bool) string {
+	valid := name != ""
+	for i := 0; i < len(name); i++ {
+		if !isWordChar(name[i]) {
+			valid = false
+		}
+	}
+	if valid && !upper {
+		return name
+	}
+	b := []byte(strings.ToUpper(name))
+	for i, c := range b {
+		if !isWordChar(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "VALUE"
+	}
+	return string(b)
+}
+
+// shellQuote quotes s for a POSIX shell with single quotes.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
