@@ -5,20 +5,40 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/toolname"
 )
 
 // builtins are Pi's own tools; they are never MCP tools.
 var builtins = map[string]bool{"read": true, "bash": true, "edit": true, "write": true, "grep": true, "find": true, "ls": true}
 
-// Decide answers one tool call.
-func (s *Snapshot) Decide(c Call) Decision {
+// Decide answers one tool call with the snapshot's facts.
+func (s *Snapshot) Decide(c Call) Decision { return s.DecideFacts(c, s.opts.Facts) }
+
+// DecideFacts answers one tool call: the full-block states, the gate's
+// protection of itself, MCP approval for every tool surface, then the tool
+// policy. The first that stops the call answers.
+func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 	if s.g.FullBlock() {
 		return s.fullBlock()
 	}
 	if d, stop := s.self(c); stop {
 		return d
 	}
+	d := s.mcp(c)
+	if d.Action != Allow || s.opts.Policy == nil {
+		return d
+	}
+	pd := s.opts.Policy.Decide(policy.Call{ToolName: c.ToolName, Input: c.Input}, f)
+	if pd.Action == policy.ActionAllow {
+		return d
+	}
+	return Decision{Action: pd.Action, Code: pd.Code, Reason: pd.Reason, Rule: pd.Rule, Subject: pd.Subject}
+}
+
+// mcp decides the MCP side of a call: which server it reaches, and whether
+// that server may be used.
+func (s *Snapshot) mcp(c Call) Decision {
 	switch {
 	case c.ToolName == "mcp":
 		return s.proxy(c.Input)

@@ -46,6 +46,10 @@ type Decision struct {
 	Server string `json:"server,omitempty"`
 	State  string `json:"state,omitempty"`
 	Fix    string `json:"fix,omitempty"`
+	// Rule and Subject come from the tool policy: the rule that fired and the
+	// path or command that triggered it (never a secret value).
+	Rule    string `json:"rule,omitempty"`
+	Subject string `json:"subject,omitempty"`
 }
 
 var allow = Decision{Action: Allow, Code: CodeOK}

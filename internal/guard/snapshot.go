@@ -8,6 +8,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/toolname"
 )
 
@@ -25,6 +26,10 @@ type Options struct {
 	// nil leaves paths as written. It is the one piece of IO Decide may use,
 	// supplied by the caller.
 	Resolve func(p string) string
+	// Policy is the tool policy; nil checks MCP approval and the gate's
+	// self-protection only. Facts is what the policy knows of the world.
+	Policy *policy.Policy
+	Facts  policy.Facts
 }
 
 // Snapshot is everything Decide reads, precomputed from one gate state.
@@ -84,6 +89,19 @@ func NewSnapshot(g *gate.Gate, o Options) *Snapshot {
 		s.lower[strings.ToLower(p)] = p
 	}
 	return s
+}
+
+// Facts is what the policy knows of the world for this snapshot.
+func (s *Snapshot) Facts() policy.Facts { return s.opts.Facts }
+
+// Policy is the tool policy; never nil (the embedded base policy when none
+// was given).
+func (s *Snapshot) Policy() *policy.Policy {
+	if s.opts.Policy == nil {
+		p, _ := policy.Merge(policy.Input{}, policy.Input{})
+		return p
+	}
+	return s.opts.Policy
 }
 
 // Gate is the state the snapshot was built from.

@@ -12,13 +12,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -38,10 +42,12 @@ type Server struct {
 	// Protected extends the guard's list of files no call may write.
 	Protected []string
 
-	mu       sync.Mutex
-	cache    gate.Cache
-	snap     *guard.Snapshot
-	snapGate *gate.Gate
+	mu          sync.Mutex
+	cache       gate.Cache
+	snap        *guard.Snapshot
+	snapGate    *gate.Gate
+	session     *policy.SessionState
+	sessionMode string // set by /piagent-mode for this session only
 }
 
 // Hello is the handshake line.
@@ -177,13 +183,26 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		if c.ToolName == "" {
 			return nil, badParams(errors.New("toolName is required"))
 		}
-		snap, err := s.snapshot()
-		if err != nil {
-			// Fail closed: the gate cannot be evaluated.
-			return guard.Decision{Action: guard.Block, Code: "gate-unavailable",
-				Reason: "piagent: blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}, nil
+		return s.decide(c, false), nil
+	case "check":
+		// The policy tools: the same engine, for a call the model asks
+		// about; nothing is remembered (no warn-once).
+		var c guard.Call
+		if err := decodeParams(params, &c); err != nil {
+			return nil, badParams(err)
 		}
-		return snap.Decide(c), nil
+		if c.ToolName == "" {
+			return nil, badParams(errors.New("toolName is required"))
+		}
+		return s.decide(c, true), nil
+	case "mode":
+		var p struct {
+			Set string `json:"set"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, badParams(err)
+		}
+		return s.mode(p.Set)
 	case "broker":
 		var p struct {
 			ServerName string `json:"serverName"`
@@ -202,12 +221,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		return map[string]string{"action": "deny", "reason": d.Reason}, nil
 	case "redact":
 		var p struct {
-			Content json.RawMessage `json:"content"`
+			ToolName string          `json:"toolName"`
+			Input    map[string]any  `json:"input"`
+			Content  json.RawMessage `json:"content"`
 		}
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
 		}
-		return map[string]any{"content": p.Content, "removed": 0, "rules": []string{}}, nil
+		return s.redact(p.ToolName, p.Input, p.Content)
 	case "state":
 		g, err := s.gate()
 		if err != nil {
@@ -226,9 +247,21 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (s *Server) options() gate.Options {
-	agentDir := paths.AgentDir(s.Home, s.Cwd, s.Getenv)
-	return gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: s.Getenv, ConfigPath: s.getenv("PIAGENT_MCP_CONFIG"),
-		Extra: []string{filepath.Join(agentDir, "mcp-cache.json")}}
+	getenv := s.Getenv
+	if s.getenv("PIAGENT_LAUNCHER") == "1" {
+		// Pi inherits PI_MCP_CONFIG_MODE=exclusive from the launcher, which
+		// points the adapter at the generated file of approved servers. The
+		// gate itself must judge the real configuration.
+		getenv = func(k string) string {
+			if k == "PI_MCP_CONFIG_MODE" {
+				return ""
+			}
+			return s.getenv(k)
+		}
+	}
+	agentDir := paths.AgentDir(s.Home, s.Cwd, getenv)
+	return gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: getenv,
+		Extra: []string{filepath.Join(agentDir, "mcp-cache.json"), policy.UserFile(s.Home), policy.ProjectFile(s.Cwd), policy.ModeStoreFile(s.Home)}}
 }
 
 func (s *Server) gate() (*gate.Gate, error) {
@@ -252,14 +285,124 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 	if err != nil {
 		mc = nil // the adapter sees no cache either; reverse naming is then by prefix only
 	}
+	// A policy file that cannot be read yields a policy that blocks every
+	// call with the file and position: never a silently weaker policy.
+	pol, _ := policy.Load(s.Home, s.Cwd)
+	if s.session == nil {
+		s.session = policy.NewSessionState()
+	}
+	mode, merr := policy.ProjectModeChoice(s.Home, g.Project)
+	if merr != nil {
+		mode = policy.ModeReadOnly // fail closed to the narrowest mode
+	}
+	if s.sessionMode != "" {
+		mode = s.sessionMode
+	}
 	s.snap = guard.NewSnapshot(g, guard.Options{
 		Cache:       mc,
 		AdapterPath: s.getenv("PIAGENT_ADAPTER_PATH"),
 		Protected:   s.Protected,
 		Resolve:     resolve,
+		Policy:      pol,
+		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob,
+			Mode: mode, Session: s.session},
 	})
 	s.snapGate = g
 	return s.snap, nil
+}
+
+// decide answers a tool call, failing closed when the gate cannot be
+// evaluated. check=true answers for the policy tools: nothing is remembered.
+func (s *Server) decide(c guard.Call, check bool) guard.Decision {
+	snap, err := s.snapshot()
+	if err != nil {
+		return guard.Decision{Action: guard.Block, Code: "gate-unavailable",
+			Reason: "piagent: blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}
+	}
+	f := snap.Facts()
+	if check {
+		f.Session = nil
+	}
+	if c.ToolName == "bash" {
+		if cmd, _ := c.Input["command"].(string); strings.Contains(cmd, "git") {
+			f.Dirty = gitDirty(s.Cwd)
+		}
+	}
+	return snap.DecideFacts(c, f)
+}
+
+// gitDirty reports uncommitted work; when git cannot tell, it says dirty
+// (the destructive-command rules then err on the side of blocking).
+func gitDirty(dir string) bool {
+	out, err := exec.Command("git", "-C", dir, "status", "--porcelain").Output()
+	return err != nil || len(bytes.TrimSpace(out)) > 0
+}
+
+// mode shows or sets this session's mode.
+func (s *Server) mode(set string) (any, error) {
+	if set != "" {
+		if !slices.Contains(policy.Modes, set) {
+			return nil, badParams(fmt.Errorf("unknown mode %q (modes: %s)", set, strings.Join(policy.Modes, ", ")))
+		}
+		s.mu.Lock()
+		s.sessionMode = set
+		s.snap, s.snapGate = nil, nil
+		s.mu.Unlock()
+	}
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
+	}
+	return map[string]any{"mode": snap.Facts().Mode, "modes": policy.Modes, "session": s.sessionMode != ""}, nil
+}
+
+// redact prepares a tool result for the model. content is a string or Pi's
+// array of parts; text parts are redacted, others pass unchanged.
+func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) (any, error) {
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
+	}
+	pol := snap.Policy()
+	call := policy.Call{ToolName: tool, Input: input}
+	f := snap.Facts()
+	removed, rules := 0, []string{}
+	one := func(text string) string {
+		out, rep := pol.Redact(call, text, f)
+		removed += rep.Removed
+		for _, fd := range rep.Secrets {
+			rules = append(rules, fd.Rule)
+			removed++
+		}
+		return out
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return map[string]any{"content": one(str), "removed": removed, "rules": rules}, nil
+	}
+	var parts []map[string]any
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, badParams(errors.New("content must be a string or an array of parts"))
+	}
+	for _, p := range parts {
+		if t, ok := p["text"].(string); ok && p["type"] == "text" {
+			p["text"] = one(t)
+		}
+	}
+	return map[string]any{"content": parts, "removed": removed, "rules": rules}, nil
+}
+
+func realPath(p string) (string, bool) {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	return r, true
+}
+
+func glob(pattern string) ([]string, bool) {
+	m, err := filepath.Glob(pattern)
+	return m, err == nil
 }
 
 // resolve follows symlinks of p, or of its nearest existing parent.
@@ -306,4 +449,27 @@ func stateOf(g *gate.Gate, quiet bool) state {
 		st.Notice = append(st.Notice, g.Notice()...)
 	}
 	return st
+}
+
+// Decide answers one tool call outside the protocol (piagent policy check):
+// the same engine the extension asks.
+func (s *Server) Decide(c guard.Call) guard.Decision { return s.decide(c, true) }
+
+// Redact redacts content (a JSON string or array of parts) outside the
+// protocol (piagent policy redact).
+func (s *Server) Redact(tool string, input map[string]any, content json.RawMessage) (map[string]any, error) {
+	v, err := s.redact(tool, input, content)
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
+}
+
+// PolicySnapshot returns the effective policy for this project.
+func (s *Server) PolicySnapshot() (*policy.Policy, error) {
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return snap.Policy(), nil
 }

@@ -104,9 +104,15 @@ func TestHelperDecideAndApprovalElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Allowed now; the advisory registry warns once that mcp has no
+	// registered capability, then stays quiet.
+	r = c.call("decide", call)["result"].(map[string]any)
+	if r["action"] != "warn" || r["code"] != "tool-unregistered" {
+		t.Fatalf("after approval elsewhere: %v", r)
+	}
 	r = c.call("decide", call)["result"].(map[string]any)
 	if r["action"] != "allow" {
-		t.Fatalf("after approval elsewhere: %v", r)
+		t.Fatalf("second call: %v", r)
 	}
 	st := c.call("state", nil)["result"].(map[string]any)
 	if st["fullBlock"] != false || len(st["servers"].([]any)) != 1 {
@@ -145,6 +151,43 @@ func TestHelperErrorsInBand(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("helper did not exit on broken framing")
+	}
+}
+
+func TestHelperPolicyAndRedact(t *testing.T) {
+	t.Parallel()
+	home, cwd := project(t)
+	os.WriteFile(filepath.Join(cwd, ".env"), []byte("TOKEN=x\n"), 0o600)
+	c := start(t, home, cwd)
+	r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": ".env"}})["result"].(map[string]any)
+	if r["action"] != "block" || r["code"] != "protected-path" {
+		t.Fatalf("read .env: %v", r)
+	}
+	r = c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": "main.go"}})["result"].(map[string]any)
+	if r["action"] != "allow" {
+		t.Fatalf("read main.go: %v", r)
+	}
+	r = c.call("check", map[string]any{"toolName": "bash", "input": map[string]any{"command": "cat ~/.ssh/id_rsa"}})["result"].(map[string]any)
+	if r["action"] != "block" {
+		t.Fatalf("check cat id_rsa: %v", r)
+	}
+	content := []any{map[string]any{"type": "text", "text": "main.go:1:package main\n.env:1:TOKEN=x\n"}, map[string]any{"type": "image", "data": "AAAA"}}
+	red := c.call("redact", map[string]any{"toolName": "grep", "input": map[string]any{"pattern": "x"}, "content": content})["result"].(map[string]any)
+	parts := red["content"].([]any)
+	text := parts[0].(map[string]any)["text"].(string)
+	if strings.Contains(text, "TOKEN=x") || !strings.Contains(text, "main.go:1") || !strings.Contains(text, "piagent:") {
+		t.Fatalf("redacted grep output: %q", text)
+	}
+	if parts[1].(map[string]any)["data"] != "AAAA" {
+		t.Fatalf("non-text part changed: %v", parts[1])
+	}
+	m := c.call("mode", map[string]any{"set": "readOnly"})["result"].(map[string]any)
+	if m["mode"] != "readOnly" {
+		t.Fatalf("mode: %v", m)
+	}
+	r = c.call("decide", map[string]any{"toolName": "write", "input": map[string]any{"path": "main.go", "content": "x"}})["result"].(map[string]any)
+	if r["action"] != "block" || r["code"] != "mode-denied" {
+		t.Fatalf("write in readOnly: %v", r)
 	}
 }
 

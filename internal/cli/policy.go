@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/policy"
+)
+
+// exitConfirm is policy check's status for a call that needs a person.
+const exitConfirm = 3
+
+func init() { extraCommands = append(extraCommands, (*app).policyCommand) }
+
+func (a *app) policyCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "policy",
+		Short: "The tool policy: show it, check a tool call against it, redact a result, choose the mode",
+		Args:  cobra.NoArgs,
+	}
+	c.PersistentFlags().String("project", "", "the project directory (default: the working directory)")
+	c.AddCommand(a.policyShow(), a.policyCheck(), a.policyRedact(), a.policyMode())
+	return c
+}
+
+// engine is the same decision engine the Pi extension asks.
+func (a *app) engine(c *cobra.Command) (*helper.Server, error) {
+	dir, err := a.projectDir(c)
+	if err != nil {
+		return nil, err
+	}
+	return &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version}, nil
+}
+
+func (a *app) policyShow() *cobra.Command {
+	c := &cobra.Command{Use: "show", Short: "Print the effective policy and where each part came from", Args: cobra.NoArgs}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		s, err := a.engine(c)
+		if err != nil {
+			return err
+		}
+		p, err := s.PolicySnapshot()
+		if err != nil {
+			return err
+		}
+		out := struct {
+			Mode              string             `json:"mode"`
+			RegistryMode      string             `json:"registryMode"`
+			PermissionProfile string             `json:"permissionProfile"`
+			ProtectedPaths    []string           `json:"protectedPaths"`
+			ShellProtected    []string           `json:"shellProtectedPaths"`
+			AllowReadPaths    []string           `json:"allowReadPaths"`
+			Sources           []policy.Source    `json:"sources"`
+			Violations        []policy.Violation `json:"violations"`
+			Error             string             `json:"error,omitempty"`
+		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), ""}
+		if p.Err() != nil {
+			out.Error = p.Err().Error()
+		}
+		if *asJSON {
+			if err := a.writeJSON(out); err != nil {
+				return err
+			}
+		} else {
+			w := a.env.Stdout
+			fmt.Fprintf(w, "mode: %s\nregistry: %s\nprofile: %s\n", out.Mode, out.RegistryMode, out.PermissionProfile)
+			fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
+			fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
+			fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))
+			fmt.Fprintln(w, "sources:")
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			for _, s := range out.Sources {
+				file := s.File
+				if file == "" {
+					file = "(embedded)"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, clip(s.Value, 50), s.Layer, file)
+			}
+			tw.Flush()
+			for _, v := range out.Violations {
+				fmt.Fprintf(a.env.Stderr, "%s: warning: %s: %s: %s (ignored: a repository can only tighten the policy)\n", a.name, v.File, v.Field, v.Reason)
+			}
+		}
+		if p.Err() != nil {
+			return refused(fmt.Errorf("the policy cannot be read, so every tool call is blocked: %w", p.Err()))
+		}
+		return nil
+	})
+	return c
+}
+
+// readCall reads one {"toolName", "input"} object from stdin.
+func (a *app) readCall(v any) error {
+	data, err := io.ReadAll(io.LimitReader(a.env.Stdin, 32<<20))
+	if err != nil {
+		return usagef("reading stdin: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(v); err != nil {
+		return usageErr(fmt.Errorf("stdin is not a JSON tool call: %v", err), `pipe {"toolName": "read", "input": {"path": "x"}}`)
+	}
+	return nil
+}
+
+func (a *app) policyCheck() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "check",
+		Short: `Decide a tool call read as JSON on stdin ({"toolName": …, "input": …}); exit 0 allow, 1 block, 3 confirm, 2 bad input`,
+		Args:  cobra.NoArgs,
+	}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		var call guard.Call
+		if err := a.readCall(&call); err != nil {
+			return err
+		}
+		if call.ToolName == "" {
+			return usagef("the tool call has no toolName")
+		}
+		s, err := a.engine(c)
+		if err != nil {
+			return err
+		}
+		d := s.Decide(call)
+		if *asJSON {
+			if err := a.writeJSON(d); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(a.env.Stdout, "%s %s", d.Action, d.Code)
+			if d.Rule != "" {
+				fmt.Fprintf(a.env.Stdout, " rule=%s", d.Rule)
+			}
+			if d.Subject != "" {
+				fmt.Fprintf(a.env.Stdout, " subject=%s", d.Subject)
+			}
+			fmt.Fprintln(a.env.Stdout)
+			if d.Reason != "" {
+				fmt.Fprintln(a.env.Stdout, d.Reason)
+			}
+		}
+		switch d.Action {
+		case guard.Block:
+			return attention()
+		case guard.Confirm:
+			return &cliError{code: exitConfirm, err: errors.New("needs confirmation"), quiet: true}
+		}
+		return nil
+	})
+	return c
+}
+
+func (a *app) policyRedact() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "redact",
+		Short: `Redact a tool result read as JSON on stdin ({"toolName", "input", "content"}); prints the content in the same shape`,
+		Args:  cobra.NoArgs,
+	}
+	asJSON := c.Flags().Bool("json", false, "print the content wrapped with what was removed")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		var in struct {
+			ToolName string          `json:"toolName"`
+			Input    map[string]any  `json:"input"`
+			Content  json.RawMessage `json:"content"`
+		}
+		if err := a.readCall(&in); err != nil {
+			return err
+		}
+		if len(in.Content) == 0 {
+			return usagef("the tool result has no content")
+		}
+		s, err := a.engine(c)
+		if err != nil {
+			return err
+		}
+		out, err := s.Redact(in.ToolName, in.Input, in.Content)
+		if err != nil {
+			return usageErr(err)
+		}
+		if *asJSON {
+			return a.writeJSON(out)
+		}
+		if str, ok := out["content"].(string); ok {
+			fmt.Fprint(a.env.Stdout, str)
+			if !strings.HasSuffix(str, "\n") {
+				fmt.Fprintln(a.env.Stdout)
+			}
+			return nil
+		}
+		return a.writeJSON(out["content"])
+	})
+	return c
+}
+
+func (a *app) policyMode() *cobra.Command {
+	c := &cobra.Command{
+		Use:       "mode [MODE]",
+		Short:     "Show or choose this project's mode (" + strings.Join(policy.Modes, ", ") + "); stored under ~/.pi, never in the repository",
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: policy.Modes,
+	}
+	forget := c.Flags().Bool("clear", false, "forget this project's choice (the policy's default applies)")
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		key, err := approval.ProjectKey(dir)
+		if err != nil {
+			return err
+		}
+		if len(args) == 1 || *forget {
+			mode := ""
+			if len(args) == 1 {
+				mode = args[0]
+				if !slices.Contains(policy.Modes, mode) {
+					return usagef("unknown mode %q (modes: %s)", mode, strings.Join(policy.Modes, ", "))
+				}
+			}
+			if err := policy.SetProjectMode(a.env.Home, key, mode); err != nil {
+				return err
+			}
+		}
+		mode, err := policy.ProjectModeChoice(a.env.Home, key)
+		if err != nil {
+			return err
+		}
+		if mode == "" {
+			p, _ := policy.Load(a.env.Home, dir)
+			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", p.Mode())
+		} else {
+			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", mode, key, policy.ModeStoreFile(a.env.Home))
+		}
+		return nil
+	})
+	return c
+}

@@ -1,0 +1,103 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// ModeStoreFile is where a person's per-project mode choice lives: under
+// ~/.pi, never in the repository, so a clone cannot choose its own mode.
+func ModeStoreFile(home string) string { return filepath.Join(home, ".pi", "piagent-modes.json") }
+
+type modeStore struct {
+	Version  int               `json:"version"`
+	Projects map[string]string `json:"projects"`
+}
+
+// ProjectModeChoice returns the mode the person chose for a project key, ""
+// when none. A store that cannot be read is an error; callers fail closed.
+func ProjectModeChoice(home, project string) (string, error) {
+	st, err := readModes(home)
+	if err != nil {
+		return "", err
+	}
+	return st.Projects[project], nil
+}
+
+func readModes(home string) (modeStore, error) {
+	path := ModeStoreFile(home)
+	st := modeStore{Version: 1, Projects: map[string]string{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("mode store %s: %w", path, err)
+	}
+	if st.Version != 1 {
+		return st, fmt.Errorf("mode store %s: unsupported version %d", path, st.Version)
+	}
+	if st.Projects == nil {
+		st.Projects = map[string]string{}
+	}
+	for p, m := range st.Projects {
+		if !slices.Contains(Modes, m) {
+			return st, fmt.Errorf("mode store %s: project %s has unknown mode %q", path, p, m)
+		}
+	}
+	return st, nil
+}
+
+// SetProjectMode records the person's mode for a project ("" forgets it),
+// atomically.
+func SetProjectMode(home, project, mode string) error {
+	if mode != "" && !slices.Contains(Modes, mode) {
+		return fmt.Errorf("unknown mode %q (modes: %v)", mode, Modes)
+	}
+	st, err := readModes(home)
+	if err != nil {
+		return err
+	}
+	if mode == "" {
+		delete(st.Projects, project)
+	} else {
+		st.Projects[project] = mode
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := ModeStoreFile(home)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".piagent-modes-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
