@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runCLI runs one command line in-process with a fake home.
+func runCLI(t *testing.T, name, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Home: home,
+		Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return time.Unix(0, 0) }}
+	code = Main(name, args, env)
+	return out.String(), errb.String(), code
+}
+
+func fixture(t *testing.T) (home, proj string) {
+	home, proj = t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"), []byte(`{"mcpServers": {"mine": {"url": "https://m.example/mcp"}}}`), 0o644)
+	os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"repo": {"command": "node", "args": ["x.js"]}}}`), 0o644)
+	return home, proj
+}
+
+// TestListJSONFields pins the --json contract: these fields exist with these
+// names; new ones may be added, never renamed.
+func TestListJSONFields(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	out, errs, code := runCLI(t, "piagent-mcp", home, proj, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"project", "servers", "skipped", "blocks", "fullBlock", "exclusive"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("list --json lacks top-level %q", k)
+		}
+	}
+	servers := doc["servers"].([]any)
+	if len(servers) != 2 {
+		t.Fatalf("servers: %v", servers)
+	}
+	for _, s := range servers {
+		m := s.(map[string]any)
+		for _, k := range []string{"name", "scope", "layer", "state", "reason", "transport", "target", "source", "repositoryControlled", "adapterLoads"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("server %v lacks %q", m["name"], k)
+			}
+		}
+		src := m["source"].(map[string]any)
+		for _, k := range []string{"file", "kind"} {
+			if _, ok := src[k]; !ok {
+				t.Errorf("source lacks %q", k)
+			}
+		}
+		if m["name"] == "repo" && (m["repositoryReason"] == nil || m["digest"] == nil || m["state"] != "pending-approval") {
+			t.Errorf("repository server row: %v", m)
+		}
+	}
+}
+
+// TestDoctorJSONFields pins doctor --json the same way.
+func TestDoctorJSONFields(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	out, _, code := runCLI(t, "piagent-mcp", home, proj, "doctor", "--json")
+	if code != 1 {
+		t.Errorf("doctor with a pending repository server: exit %d, want 1", code)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"servers", "skipped", "blocks", "imports", "importTargets", "warnings", "docker", "attention"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("doctor --json lacks %q", k)
+		}
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out, errs, code := runCLI(t, "piagent-mcp", home, proj, "completion", shell)
+		if code != 0 || !strings.Contains(out, "piagent-mcp") {
+			t.Errorf("completion %s: exit %d %s", shell, code, errs)
+		}
+	}
+	// server names for approve: repository servers only
+	out, _, _ := runCLI(t, "piagent-mcp", home, proj, "__complete", "approve", "")
+	lines := strings.Split(out, "\n")
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "repo") }) || strings.Contains(out, "mine") {
+		t.Errorf("approve completion: %q", out)
+	}
+	out, _, _ = runCLI(t, "piagent-mcp", home, proj, "__complete", "get", "")
+	if !strings.Contains(out, "mine") || !strings.Contains(out, "repo") {
+		t.Errorf("get completion: %q", out)
+	}
+	out, _, _ = runCLI(t, "piagent", home, proj, "__complete", "mcp", "")
+	for _, sub := range []string{"list", "get", "doctor", "approve", "reject", "reset", "notice"} {
+		if !strings.Contains(out, sub) {
+			t.Errorf("subcommand completion lacks %s: %q", sub, out)
+		}
+	}
+}
+
+// TestBothNames: piagent mcp and piagent-mcp are the same commands, and
+// errors carry the name the user typed.
+func TestBothNames(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	a, _, ca := runCLI(t, "piagent-mcp", home, proj, "list")
+	b, _, cb := runCLI(t, "piagent", home, proj, "mcp", "list")
+	if a != b || ca != cb {
+		t.Errorf("piagent-mcp list and piagent mcp list differ:\n%s\n%s", a, b)
+	}
+	_, errs, code := runCLI(t, "piagent", home, proj, "mcp", "get")
+	if code != 2 || !strings.HasPrefix(errs, "piagent: error: ") {
+		t.Errorf("usage error: exit %d %q", code, errs)
+	}
+	_, errs, code = runCLI(t, "piagent-mcp", home, proj, "get", "nosuch")
+	if code != 2 || !strings.HasPrefix(errs, "piagent-mcp: error: ") {
+		t.Errorf("unknown server: exit %d %q", code, errs)
+	}
+	_, errs, code = runCLI(t, "piagent-mcp", home, proj, "list", "--bogus")
+	if code != 2 || !strings.Contains(errs, "unknown flag") {
+		t.Errorf("bad flag: exit %d %q", code, errs)
+	}
+	out, _, _ := runCLI(t, "piagent", home, proj, "mcp", "doctor")
+	if !strings.Contains(out, "piagent mcp approve repo") {
+		t.Errorf("hints use the name typed: %q", out)
+	}
+}
