@@ -171,6 +171,10 @@ func Fragment(cs *mcpconfig.Server) any {
 		}
 		e := maps.Clone(c.Entry)
 		delete(e, "disabled")
+		if len(e) == 0 {
+			// an enable/disable override contributes nothing to consent
+			continue
+		}
 		src := c.Kind
 		if src == "" {
 			src = c.Layer

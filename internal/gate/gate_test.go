@@ -159,3 +159,19 @@ func TestOptionalVarNotMissing(t *testing.T) {
 		t.Errorf("state %s, want ready", s)
 	}
 }
+
+// TestFragmentEnableOverride: a {"disabled": false} override the person's
+// enable wrote into .pi/mcp.json does not change what was approved.
+func TestFragmentEnableOverride(t *testing.T) {
+	base := map[string]any{"command": "x"}
+	one := &mcpconfig.Server{Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedProject, Entry: base, Repository: true}}}
+	two := &mcpconfig.Server{Contributions: []mcpconfig.Contribution{
+		{Layer: mcpconfig.LayerSharedProject, Entry: base, Repository: true},
+		{Layer: mcpconfig.LayerPiProject, Entry: map[string]any{"disabled": false}, Repository: true},
+	}}
+	a, _ := json.Marshal(Fragment(one))
+	b, _ := json.Marshal(Fragment(two))
+	if string(a) != string(b) {
+		t.Errorf("enable override changed the fragment: %s vs %s", a, b)
+	}
+}

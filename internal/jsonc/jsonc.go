@@ -32,7 +32,9 @@ func Parse(data []byte) (value any, blank bool, err error) {
 	if IsBlank(data) {
 		return nil, true, nil
 	}
-	v, err := hujson.Parse(data)
+	// hujson standardizes in place over the bytes it parsed; work on a copy
+	// so the caller's data keeps its comments.
+	v, err := hujson.Parse(bytes.Clone(data))
 	if err != nil {
 		return nil, false, syntaxError(data, err)
 	}

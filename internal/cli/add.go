@@ -1,0 +1,560 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/secret"
+)
+
+func init() { mcpSubcommands = append(mcpSubcommands, (*app).addCommand) }
+
+// writeScopes are the --scope values of the write commands: the four files
+// piagent writes.
+var writeScopes = []string{mcpconfig.ScopeGlobal, mcpconfig.ScopePiGlobal, mcpconfig.ScopeProject, mcpconfig.ScopePiProject}
+
+// scopeFile is one of the four layer files piagent writes.
+type scopeFile struct {
+	Scope      string
+	Path       string
+	Repository bool // inside the project: committed, shared with whoever clones
+}
+
+// scopeFile resolves a --scope value for the project.
+func (a *app) scopeFile(scope, project string) (scopeFile, error) {
+	home := a.env.Home
+	switch scope {
+	case mcpconfig.ScopeGlobal:
+		return scopeFile{scope, filepath.Join(home, ".config", "mcp", "mcp.json"), false}, nil
+	case mcpconfig.ScopePiGlobal:
+		return scopeFile{scope, filepath.Join(paths.AgentDir(home, project, a.env.Getenv), "mcp.json"), false}, nil
+	case mcpconfig.ScopeProject:
+		return scopeFile{scope, filepath.Join(project, ".mcp.json"), true}, nil
+	case mcpconfig.ScopePiProject:
+		return scopeFile{scope, filepath.Join(project, paths.ConfigDirName(a.env.Getenv), "mcp.json"), true}, nil
+	}
+	return scopeFile{}, usageErr(fmt.Errorf("--scope takes %s (got %q)", strings.Join(writeScopes, ", "), scope))
+}
+
+// scopeOfPath names the write scope a path belongs to, or "" for another
+// layer file (an ancestor or a ~/.agents file).
+func (a *app) scopeOfPath(path, project string) string {
+	for _, s := range writeScopes {
+		if sf, err := a.scopeFile(s, project); err == nil && sf.Path == path {
+			return s
+		}
+	}
+	return ""
+}
+
+func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return writeScopes, cobra.ShellCompDirectiveNoFileComp
+}
+
+// editFile runs one locked, atomic edit of a layer file and turns the
+// editor's refusals into ours.
+func (a *app) editFile(g *gate.Gate, path string, repository bool, dryRun bool, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
+	if kind, ok := foreignFile(g, path); ok {
+		return mcpedit.Result{}, refused(fmt.Errorf("%s is the %s import's file, which belongs to another tool; piagent never rewrites another tool's configuration", path, kind),
+			"choose another --scope")
+	}
+	o := mcpedit.Options{
+		Mode:     0o600,
+		DirMode:  0o700,
+		LockPath: filepath.Join(a.env.Home, ".pi", "piagent-locks", lockName(path)),
+		DryRun:   dryRun,
+	}
+	if repository {
+		o.Mode, o.DirMode, o.Within = 0o644, 0o755, g.View.Cwd
+	}
+	res, err := mcpedit.Update(path, o, edit)
+	var ce *cliError
+	switch {
+	case err == nil, errors.As(err, &ce):
+		return res, err
+	case errors.Is(err, mcpedit.ErrInvalid):
+		return res, refused(err, "fix the file by hand; piagent never overwrites a file it cannot parse")
+	case errors.Is(err, mcpedit.ErrOutside):
+		return res, refused(err, "a repository's config must not lead out of the repository; edit the file it points to yourself")
+	}
+	return res, refused(err)
+}
+
+// lockName is the lock file for one config file, kept under ~/.pi so that
+// no lock file appears in a repository.
+func lockName(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Base(path) + "-" + hex.EncodeToString(sum[:8]) + ".lock"
+}
+
+// foreignFile reports whether path is a file an import kind reads: another
+// tool's configuration.
+func foreignFile(g *gate.Gate, path string) (string, bool) {
+	for _, t := range g.View.ImportTargets {
+		if t.Path == path {
+			return t.Kind, true
+		}
+	}
+	return "", false
+}
+
+// writeResultJSON is the --json answer of add, remove, enable, disable and
+// a preset apply.
+type writeResultJSON struct {
+	Action          string             `json:"action"`
+	Name            string             `json:"name,omitempty"`
+	Preset          string             `json:"preset,omitempty"`
+	Scope           string             `json:"scope"`
+	File            string             `json:"file"`
+	Changed         bool               `json:"changed"`
+	DryRun          bool               `json:"dryRun"`
+	Approved        []string           `json:"approved"`
+	DecisionDropped bool               `json:"decisionDropped"`
+	Servers         []presetServerJSON `json:"servers,omitempty"`
+	Needs           []needJSON         `json:"needs"`
+	Notes           []string           `json:"notes"`
+	Content         string             `json:"content,omitempty"` // --dry-run: the file as it would read
+	Command         string             `json:"command,omitempty"` // --print-command
+}
+
+type needJSON struct {
+	Server   string `json:"server"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
+	Text     string `json:"text"`
+}
+
+func newResult(action string) writeResultJSON {
+	return writeResultJSON{Action: action, Approved: []string{}, Needs: []needJSON{}, Notes: []string{}}
+}
+
+// addRequest is a parsed `add`.
+type addRequest struct {
+	Name    string
+	URL     string
+	Env     [][2]string
+	Headers [][2]string
+	Command []string
+}
+
+var (
+	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// checkServerName: what `add` accepts as a new server's name. Tool names are
+// built from it, so it stays to letters, digits, '.', '_' and '-'.
+func checkServerName(name string) error {
+	switch {
+	case name == "":
+		return usagef("the server name is empty")
+	case len(name) > 64:
+		return usagef("the server name is longer than 64 characters")
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return usagef("the server name holds a control character")
+	case !serverNameRE.MatchString(name):
+		return usageErr(fmt.Errorf("server name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name))
+	}
+	return nil
+}
+
+// refusal turns a secret check's *secret.Refusal into a usage error whose
+// hint is the exact form to use.
+func refusal(err error) error {
+	var r *secret.Refusal
+	if errors.As(err, &r) {
+		if r.Hint != "" {
+			return usageErr(errors.New(strings.TrimSuffix(r.Reason, ":")), r.Hint)
+		}
+		return usageErr(errors.New(r.Reason))
+	}
+	return usageErr(err)
+}
+
+// parseAdd checks every part of the request: the name, exactly one of --url
+// or a command, and no secret in --env, --header, the URL or the command.
+func parseAdd(args []string, dash int, url string, envs, headers []string) (addRequest, error) {
+	var req addRequest
+	switch {
+	case len(args) == 0 || dash == 0:
+		return req, usagef("add takes NAME first: add NAME --url URL, or add NAME -- COMMAND [ARGS...]")
+	case dash < 0 && len(args) > 1:
+		return req, usageErr(fmt.Errorf("add takes one NAME; put the command after --"), "add NAME -- "+strings.Join(args[1:], " "))
+	case dash > 1:
+		return req, usageErr(fmt.Errorf("add takes one NAME before --"))
+	}
+	req.Name = args[0]
+	if err := checkServerName(req.Name); err != nil {
+		return req, err
+	}
+	if dash == 1 {
+		req.Command = args[1:]
+	}
+	switch {
+	case url != "" && len(req.Command) > 0:
+		return req, usagef("give --url or a command after --, not both")
+	case url == "" && len(req.Command) == 0:
+		return req, usagef("give --url URL or a command after --")
+	case url == "" && len(headers) > 0:
+		return req, usagef("--header applies to a --url server")
+	case url != "" && len(envs) > 0:
+		return req, usagef("--env applies to a command server; a --url server takes --header")
+	}
+	if url != "" {
+		if err := secret.CheckURL(url); err != nil {
+			return req, refusal(err)
+		}
+		req.URL = url
+	}
+	seen := map[string]bool{}
+	for _, kv := range envs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !envNameRE.MatchString(k) {
+			return req, usageErr(fmt.Errorf("--env takes NAME=VALUE with NAME made of letters, digits and '_'"), "--env 'NAME=${NAME}'")
+		}
+		if seen[k] {
+			return req, usagef("--env %s is given twice", k)
+		}
+		seen[k] = true
+		if err := secret.CheckEnv(k, v); err != nil {
+			return req, refusal(err)
+		}
+		req.Env = append(req.Env, [2]string{k, v})
+	}
+	seen = map[string]bool{}
+	for _, h := range headers {
+		name, value, err := secret.ParseHeader(h)
+		if err != nil {
+			return req, usageErr(fmt.Errorf("--header: %w", err), "--header 'Name: value'")
+		}
+		if seen[strings.ToLower(name)] {
+			return req, usagef("--header %s is given twice", name)
+		}
+		seen[strings.ToLower(name)] = true
+		if err := secret.CheckHeader(name, value); err != nil {
+			return req, refusal(err)
+		}
+		req.Headers = append(req.Headers, [2]string{name, value})
+	}
+	for i, arg := range req.Command {
+		if secret.IsReference(arg) {
+			continue
+		}
+		if rule, ok := secret.SecretValue(arg); ok {
+			what := fmt.Sprintf("argument %d of the command", i)
+			if i == 0 {
+				what = "the command"
+			}
+			return req, usageErr(fmt.Errorf("%s looks like a secret (%s), so it cannot be written into MCP config", what, rule),
+				"export it in your shell and write ${NAME} in its place; the adapter expands it in args")
+		}
+	}
+	return req, nil
+}
+
+// entryJSON is the definition, keys in the order a person reads them.
+func (r addRequest) entryJSON() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	member := func(k string, v []byte) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	pairs := func(list [][2]string) []byte {
+		var o bytes.Buffer
+		o.WriteByte('{')
+		for i, kv := range list {
+			if i > 0 {
+				o.WriteByte(',')
+			}
+			k, _ := json.Marshal(kv[0])
+			v, _ := json.Marshal(kv[1])
+			o.Write(k)
+			o.WriteByte(':')
+			o.Write(v)
+		}
+		o.WriteByte('}')
+		return o.Bytes()
+	}
+	if len(r.Command) > 0 {
+		cmd, _ := json.Marshal(r.Command[0])
+		member("command", cmd)
+		if len(r.Command) > 1 {
+			args, _ := json.Marshal(r.Command[1:])
+			member("args", args)
+		}
+		if len(r.Env) > 0 {
+			member("env", pairs(r.Env))
+		}
+	} else {
+		u, _ := json.Marshal(r.URL)
+		member("url", u)
+		if len(r.Headers) > 0 {
+			member("headers", pairs(r.Headers))
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// commandLine is the request as the terminal command that performs it.
+func (a *app) commandLine(r addRequest, sf scopeFile, project string, replace bool) string {
+	parts := append(strings.Fields(a.mcpCmd()), "add", shellQuote(r.Name), "--scope", sf.Scope)
+	if sf.Repository {
+		parts = append(parts, "--project", shellQuote(project))
+	}
+	if replace {
+		parts = append(parts, "--replace")
+	}
+	for _, kv := range r.Env {
+		parts = append(parts, "--env", shellQuote(kv[0]+"="+kv[1]))
+	}
+	for _, h := range r.Headers {
+		parts = append(parts, "--header", shellQuote(h[0]+": "+h[1]))
+	}
+	if r.URL != "" {
+		parts = append(parts, "--url", shellQuote(r.URL))
+	} else {
+		parts = append(parts, "--")
+		for _, x := range r.Command {
+			parts = append(parts, shellQuote(x))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (a *app) addCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "add NAME (--url URL | [--env K=V]... -- COMMAND [ARGS...])",
+		Short: "Add a server to one config file, refusing secrets; a repository scope also approves it for this project",
+		Example: `  piagent-mcp add sentry --url https://mcp.sentry.dev/mcp --scope global
+  piagent-mcp add internal --scope project -- npx -y @acme/internal-mcp
+  piagent-mcp add gh --env 'GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_PERSONAL_ACCESS_TOKEN}' -- npx -y @acme/gh-mcp`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	url := c.Flags().String("url", "", "the server's URL: https, or http on a loopback host")
+	envs := c.Flags().StringArray("env", nil, "an environment variable NAME=VALUE for a command server; secrets as NAME=${NAME}")
+	headers := c.Flags().StringArray("header", nil, `an HTTP header "Name: value" for a --url server; secrets as ${NAME}`)
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(writeScopes, ", "))
+	replace := c.Flags().Bool("replace", false, "replace a server of that name already in the file")
+	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	printCmd := c.Flags().Bool("print-command", false, "print the terminal command for this request instead of writing")
+	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		req, err := parseAdd(args, c.ArgsLenAtDash(), *url, *envs, *headers)
+		if err != nil {
+			return err
+		}
+		project, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		sf, err := a.scopeFile(*scope, project)
+		if err != nil {
+			return err
+		}
+		out := newResult("add")
+		out.Name, out.Scope, out.File, out.DryRun = req.Name, sf.Scope, sf.Path, *dryRun
+		if *printCmd {
+			out.Command = a.commandLine(req, sf, project, *replace)
+			if *asJSON {
+				return a.writeJSON(out)
+			}
+			fmt.Fprintln(a.env.Stdout, out.Command)
+			return nil
+		}
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		existed := false
+		res, err := a.editFile(g, sf.Path, sf.Repository, *dryRun, func(d *mcpedit.Doc) error {
+			if d.Has(req.Name) {
+				existed = true
+				if !*replace {
+					return refused(fmt.Errorf("%s is already defined in %s", req.Name, sf.Path),
+						"add --replace to overwrite it, or choose another name")
+				}
+			}
+			return d.SetServer(req.Name, req.entryJSON())
+		})
+		if err != nil {
+			return err
+		}
+		if existed {
+			out.Action = "replace"
+		}
+		out.File, out.Changed = res.Path, res.Changed
+		return a.finishWrite(c, &out, res, []string{req.Name}, *asJSON)
+	})
+	return c
+}
+
+// finishWrite reports a write: the scope and file, the approval a repository
+// scope records for what the person just wrote, notes about higher layers,
+// and what the servers still need (stderr).
+func (a *app) finishWrite(c *cobra.Command, out *writeResultJSON, res mcpedit.Result, written []string, asJSON bool) error {
+	w := a.env.Stdout
+	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
+	if out.DryRun {
+		out.Content = string(res.After)
+		if !asJSON {
+			if out.Preset == "" {
+				fmt.Fprintf(w, "would %s %s (scope %s)\n", out.Action, out.Name, out.Scope)
+			}
+			if res.Changed {
+				fmt.Fprintf(w, "would write %s:\n%s", out.File, res.After)
+				if !bytes.HasSuffix(res.After, []byte("\n")) {
+					fmt.Fprintln(w)
+				}
+			} else {
+				fmt.Fprintf(w, "no change to %s\n", out.File)
+			}
+			fmt.Fprintln(w, "dry run: nothing written")
+			return nil
+		}
+		return a.writeJSON(out)
+	}
+	var approveErr error
+	g, err := a.gate(c)
+	if err == nil && res.Changed {
+		for _, name := range written {
+			ok, note, err := a.approveWritten(g, name, res.Path)
+			if err != nil {
+				approveErr = err
+				break
+			}
+			if ok {
+				out.Approved = append(out.Approved, name)
+			}
+			if note != "" {
+				out.Notes = append(out.Notes, note)
+			}
+		}
+	}
+	if err == nil {
+		for _, name := range written {
+			if s, ok := g.Server(name); ok && s.Config.Source.File != res.Path && s.Config.Source.File != "" {
+				out.Notes = append(out.Notes, fmt.Sprintf("%s is also defined in %s, which takes precedence", name, display(a.env.Home, g.View.Cwd, s.Config.Source.File)))
+			}
+		}
+		if !slices.ContainsFunc(g.View.Layers, func(l mcpconfig.Layer) bool { return l.Path == res.Path }) {
+			out.Notes = append(out.Notes, fmt.Sprintf("the adapter does not read %s here (PI_MCP_CONFIG_MODE=exclusive, or another layer has the same path)", res.Path))
+		}
+		if out.Preset == "" {
+			out.Needs = append(out.Needs, stateNeeds(g, written)...)
+		}
+	}
+	if asJSON {
+		if err := a.writeJSON(out); err != nil {
+			return err
+		}
+	} else {
+		if out.Preset == "" {
+			if res.Changed {
+				fmt.Fprintf(w, "%s %s (scope %s)\n", verb, out.Name, out.Scope)
+			} else {
+				fmt.Fprintf(w, "%s is already defined so (scope %s); no change\n", out.Name, out.Scope)
+			}
+		}
+		fmt.Fprintf(w, "file: %s\n", out.File)
+		for _, name := range out.Approved {
+			fmt.Fprintf(w, "approved %s for this project; a teammate who clones still has to approve it\n", name)
+		}
+		for _, n := range out.Notes {
+			fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+		}
+		printNeeds(a.env.Stderr, out.Needs)
+	}
+	return approveErr
+}
+
+// approveWritten records consent for a repository server whose
+// repository-owned part is exactly the definition just written to file. When
+// another repository file also shapes it, nothing is recorded: the person
+// has not seen that part.
+func (a *app) approveWritten(g *gate.Gate, name, file string) (bool, string, error) {
+	s, ok := g.Server(name)
+	if !ok || !s.Repository {
+		return false, "", nil
+	}
+	var others []string
+	for _, ct := range s.Config.Contributions {
+		if ct.Repository && ct.File != file {
+			others = append(others, display(a.env.Home, g.View.Cwd, ct.File))
+		}
+	}
+	if len(others) > 0 {
+		return false, fmt.Sprintf("%s is not approved: %s also shape its definition; review it with '%s get %s', then approve it",
+			name, strings.Join(others, ", "), a.mcpCmd(), name), nil
+	}
+	files := map[string]string{}
+	for _, p := range s.Pinned {
+		if p.Digest != "" {
+			files[p.Path] = p.Digest
+		}
+	}
+	dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}
+	if err := a.record(g.Project, name, &dec); err != nil {
+		return false, "", err
+	}
+	return true, "", nil
+}
+
+// stateNeeds is what the gate says a written server still lacks.
+func stateNeeds(g *gate.Gate, names []string) []needJSON {
+	var out []needJSON
+	for _, name := range names {
+		s, ok := g.Server(name)
+		if !ok {
+			continue
+		}
+		switch s.State {
+		case gate.NeedsEnv:
+			for _, v := range s.MissingEnv {
+				out = append(out, needJSON{Server: name, Kind: "env", Name: v, Text: "export " + v + " in the shell that starts Pi"})
+			}
+		case gate.NeedsCommand:
+			out = append(out, needJSON{Server: name, Kind: "command", Name: s.Command, Text: s.Command + " installed and on PATH"})
+		case gate.OAuth:
+			out = append(out, needJSON{Server: name, Kind: "oauth", Name: name, Text: "sign in once with /mcp-auth " + name + " inside Pi"})
+		}
+	}
+	return out
+}
+
+func printNeeds(w io.Writer, needs []needJSON) {
+	if len(needs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "before the first call:")
+	for _, n := range needs {
+		fmt.Fprintf(w, "  %s: %s\n", n.Server, n.Text)
+	}
+}

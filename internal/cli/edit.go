@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/paths"
+)
+
+func init() {
+	mcpSubcommands = append(mcpSubcommands,
+		func(a *app) *cobra.Command { return a.editCommand("remove") },
+		func(a *app) *cobra.Command { return a.editCommand("enable") },
+		func(a *app) *cobra.Command { return a.editCommand("disable") })
+}
+
+var editShort = map[string]string{
+	"remove":  "Remove a server from the file that holds its winning definition (or --scope's file)",
+	"enable":  "Switch a disabled server back on (a repository server: in .pi/mcp.json, as /mcp enable does)",
+	"disable": "Keep a server's definition but switch it off with disabled: true; its approval is kept",
+}
+
+var editPast = map[string]string{"remove": "removed", "enable": "enabled", "disable": "disabled"}
+
+func (a *app) editCommand(verb string) *cobra.Command {
+	c := &cobra.Command{
+		Use:   verb + " NAME",
+		Short: editShort[verb],
+		Args:  exactArgs(1, "NAME"),
+	}
+	scope := c.Flags().String("scope", "", "the file to write: "+strings.Join(writeScopes, ", ")+" (default: where the server is defined)")
+	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	switch verb {
+	case "enable":
+		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State == gate.Disabled })
+	case "disable":
+		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State != gate.Disabled })
+	default:
+		c.ValidArgsFunction = a.completeServers(nil)
+	}
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		s, err := a.findServer(g, args[0])
+		if err != nil {
+			return err
+		}
+		project := g.View.Cwd
+		out := newResult(verb)
+		out.Name, out.DryRun = s.Name, *dryRun
+		var target string
+		if c.Flags().Changed("scope") {
+			sf, err := a.scopeFile(*scope, project)
+			if err != nil {
+				return err
+			}
+			target, out.Scope = sf.Path, sf.Scope
+		} else {
+			if target, err = a.editTarget(g, s, verb); err != nil {
+				return err
+			}
+			out.Scope = a.scopeOfPath(target, project)
+			if out.Scope == "" {
+				out.Scope = scopeOfFile(s.Config, target)
+			}
+		}
+		disabled := s.Config.Entry["disabled"] == true
+		if verb == "enable" && !disabled && !c.Flags().Changed("scope") {
+			return a.noChange(out, target, s.Name+" is not disabled", *asJSON)
+		}
+		res, err := a.editFile(g, target, paths.Within(project, target), *dryRun, func(d *mcpedit.Doc) error {
+			switch verb {
+			case "remove":
+				if !d.RemoveServer(s.Name) {
+					return a.notInFile(g, s, target)
+				}
+			case "disable":
+				return d.SetDisabled(s.Name, true)
+			case "enable":
+				if _, err := d.ClearDisabled(s.Name); err != nil {
+					return err
+				}
+				if lowerDisabled(s.Config, target) {
+					// A lower layer switches it off: say so explicitly, as
+					// the adapter's /mcp enable does.
+					return d.SetDisabled(s.Name, false)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		out.File, out.Changed = res.Path, res.Changed
+		if !res.Changed {
+			return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), *asJSON)
+		}
+		if *dryRun {
+			return a.finishWrite(c, &out, res, nil, *asJSON)
+		}
+		if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) {
+			dropped, err := a.dropDecision(g.Project, s.Name)
+			if err != nil {
+				return err
+			}
+			out.DecisionDropped = dropped
+		}
+		if after, err := a.gate(c); err == nil {
+			if s2, ok := after.Server(s.Name); ok {
+				switch {
+				case verb == "remove":
+					out.Notes = append(out.Notes, fmt.Sprintf("%s is still defined in %s", s.Name, display(a.env.Home, project, s2.Config.Source.File)))
+				case verb == "enable" && s2.State == gate.Disabled:
+					out.Notes = append(out.Notes, fmt.Sprintf("%s is still %s", s.Name, s2.Reason))
+				case verb == "disable" && s2.State != gate.Disabled:
+					out.Notes = append(out.Notes, fmt.Sprintf("%s is still on: a higher layer sets disabled for it (%s)", s.Name, display(a.env.Home, project, s2.Config.Source.File)))
+				}
+			}
+		}
+		if *asJSON {
+			return a.writeJSON(out)
+		}
+		w := a.env.Stdout
+		fmt.Fprintf(w, "%s %s (scope %s)\n", editPast[verb], s.Name, out.Scope)
+		fmt.Fprintf(w, "file: %s\n", out.File)
+		if out.DecisionDropped {
+			fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, g.Project)
+		}
+		if verb == "disable" && s.Repository {
+			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+		}
+		for _, n := range out.Notes {
+			fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+		}
+		return nil
+	})
+	return c
+}
+
+func (a *app) noChange(out writeResultJSON, file, msg string, asJSON bool) error {
+	out.File = file
+	if asJSON {
+		return a.writeJSON(out)
+	}
+	fmt.Fprintf(a.env.Stdout, "%s; no change\n", msg)
+	return nil
+}
+
+// editTarget is the file an operation acts on without --scope: the file of
+// the winning definition; for enable/disable of a repository server the Pi
+// project file, where the adapter's /mcp enable and disable write; for
+// enable of another server the file whose `disabled` wins. A definition
+// that comes from another tool's file is refused, naming that file.
+func (a *app) editTarget(g *gate.Gate, s *gate.Server, verb string) (string, error) {
+	cs := s.Config
+	if cs.Source.Kind != "" {
+		return "", a.foreignRefusal(g, s, verb)
+	}
+	if verb != "remove" && s.Repository {
+		sf, err := a.scopeFile(mcpconfig.ScopePiProject, g.View.Cwd)
+		return sf.Path, err
+	}
+	if verb == "enable" {
+		for i := len(cs.Contributions) - 1; i >= 0; i-- {
+			ct := cs.Contributions[i]
+			if _, ok := ct.Entry["disabled"]; ok {
+				if ct.Kind != "" || ct.Layer == mcpconfig.LayerAgentPlugin || ct.Layer == mcpconfig.LayerPackage || ct.Layer == mcpconfig.LayerClaudePlugin {
+					return "", a.foreignRefusal(g, s, verb)
+				}
+				return ct.File, nil
+			}
+		}
+	}
+	return cs.Source.File, nil
+}
+
+// lowerDisabled reports whether the layers below target leave the server
+// disabled once target says nothing.
+func lowerDisabled(cs *mcpconfig.Server, target string) bool {
+	idx := len(cs.Contributions)
+	for i, ct := range cs.Contributions {
+		if ct.File == target && ct.Kind == "" {
+			idx = i
+		}
+	}
+	for i := idx - 1; i >= 0; i-- {
+		ct := cs.Contributions[i]
+		if ct.File == target && ct.Kind == "" {
+			continue
+		}
+		if v, ok := ct.Entry["disabled"]; ok {
+			return v == true
+		}
+	}
+	return false
+}
+
+func scopeOfFile(cs *mcpconfig.Server, file string) string {
+	for _, ct := range cs.Contributions {
+		if ct.File == file {
+			return ct.Scope
+		}
+	}
+	return cs.Scope
+}
+
+// foreignRefusal refuses to touch a server defined in another tool's file.
+func (a *app) foreignRefusal(g *gate.Gate, s *gate.Server, verb string) error {
+	cs := s.Config
+	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	file, kind := cs.Source.File, cs.Source.Kind
+	// For enable, the file that matters is the one whose `disabled` wins.
+	if verb == "enable" {
+		for i := len(cs.Contributions) - 1; i >= 0; i-- {
+			if _, ok := cs.Contributions[i].Entry["disabled"]; ok {
+				file, kind = cs.Contributions[i].File, cs.Contributions[i].Kind
+				if kind == "" {
+					kind = cs.Contributions[i].Layer
+				}
+				break
+			}
+		}
+	}
+	var what string
+	switch kind {
+	case mcpconfig.LayerPackage:
+		what = "a Pi package"
+	case mcpconfig.LayerAgentPlugin:
+		what = "an Agent Plugin"
+	case mcpconfig.LayerClaudePlugin:
+		what = "a Claude plugin"
+	default:
+		what = "the " + kind + " import"
+		if cs.Layer == mcpconfig.LayerHost {
+			what = "host-config discovery (" + kind + ")"
+		}
+	}
+	err := fmt.Errorf("%s comes from %s: %s belongs to another tool, and piagent never rewrites another tool's configuration",
+		s.Name, what, disp(file))
+	hints := []string{"to " + verb + " it, edit " + disp(file) + " yourself"}
+	var decl []string
+	for _, d := range g.View.Imports {
+		if slices.Contains(d.Kinds, kind) {
+			decl = append(decl, disp(d.File))
+		}
+	}
+	if cs.Layer == mcpconfig.LayerHost {
+		for _, o := range g.View.SettingOrigins["hostConfigDiscovery"] {
+			decl = append(decl, disp(o.File))
+		}
+		if len(decl) > 0 {
+			hints = append(hints, "or turn hostConfigDiscovery off in "+strings.Join(decl, ", "))
+		}
+	} else if len(decl) > 0 {
+		hints = append(hints, fmt.Sprintf("or drop %q from the imports in %s", kind, strings.Join(decl, ", ")))
+	}
+	if verb != "remove" {
+		hints = append(hints, fmt.Sprintf("or write an override into your own file: %s %s %s --scope pi-global", a.mcpCmd(), verb, s.Name))
+	}
+	return refused(err, hints...)
+}
+
+// notInFile refuses a remove from a file that does not define the server.
+func (a *app) notInFile(g *gate.Gate, s *gate.Server, file string) error {
+	var in []string
+	for _, ct := range s.Config.Contributions {
+		if d := display(a.env.Home, g.View.Cwd, ct.File); !slices.Contains(in, d) {
+			in = append(in, d)
+		}
+	}
+	return refused(fmt.Errorf("%s is not defined in %s", s.Name, file), "it is defined in "+strings.Join(in, ", "))
+}
+
+// dropDecision deletes the project's decision for a removed server and
+// reports whether there was one.
+func (a *app) dropDecision(project, name string) (bool, error) {
+	data, err := approval.Open(paths.ApprovalStore(a.env.Home)).Load()
+	had := false
+	if err == nil && data != nil {
+		_, had = data.Get(project, name)
+	}
+	if err := a.record(project, name, nil); err != nil {
+		return false, err
+	}
+	return had, nil
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/preset"
+)
+
+func init() { presetRun = (*app).presetFlags }
+
+// presetServerJSON is one server of a preset: what an apply did with it, or
+// for --list what it needs.
+type presetServerJSON struct {
+	ID     string     `json:"id"`
+	Action string     `json:"action,omitempty"` // added, restored, kept, unchanged
+	Needs  []needJSON `json:"needs,omitempty"`
+}
+
+type presetJSON struct {
+	Name     string             `json:"name"`
+	Purpose  string             `json:"purpose"`
+	Servers  []presetServerJSON `json:"servers"`
+	Settings map[string]any     `json:"settings"`
+}
+
+// Words for what an apply did with each server.
+var presetActionText = map[string]string{
+	"added":     "added",
+	"restored":  "restored to the baseline",
+	"kept":      "kept your definition (--replace restores the baseline)",
+	"unchanged": "matches the baseline",
+}
+
+// presetFlags gives `mcp` its own --preset and --list.
+func (a *app) presetFlags(c *cobra.Command) {
+	name := c.Flags().String("preset", "", "apply a preset: "+strings.Join(preset.Names(), ", "))
+	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(writeScopes, ", "))
+	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
+	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return preset.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		switch {
+		case *list && *name != "":
+			return usagef("--list and --preset do not go together")
+		case *list:
+			return a.listPresets(*asJSON)
+		case *name != "":
+			return a.applyPreset(c, *name, *scope, *replace, *dryRun, *asJSON)
+		}
+		for _, f := range []string{"scope", "replace", "dry-run", "json"} {
+			if c.Flags().Changed(f) {
+				return usagef("--%s goes with --preset NAME", f)
+			}
+		}
+		return c.Help()
+	})
+}
+
+func baselineNeeds(id string) []needJSON {
+	b, _ := preset.Baseline(id)
+	out := []needJSON{}
+	for _, n := range b.Needs {
+		out = append(out, needJSON{Server: id, Kind: n.Kind, Name: n.Name, Optional: n.Optional, Text: n.Text})
+	}
+	return out
+}
+
+func (a *app) listPresets(asJSON bool) error {
+	var all []presetJSON
+	for _, name := range preset.Names() {
+		p, _ := preset.Get(name)
+		pj := presetJSON{Name: p.Name, Purpose: p.Purpose, Servers: []presetServerJSON{}, Settings: p.Settings}
+		for _, id := range p.Servers {
+			pj.Servers = append(pj.Servers, presetServerJSON{ID: id, Needs: baselineNeeds(id)})
+		}
+		all = append(all, pj)
+	}
+	if asJSON {
+		return a.writeJSON(map[string]any{"presets": all})
+	}
+	w := a.env.Stdout
+	for _, p := range all {
+		fmt.Fprintf(w, "%s: %s\n", p.Name, p.Purpose)
+		if len(p.Servers) == 0 {
+			fmt.Fprintln(w, "  no servers")
+		}
+		for _, s := range p.Servers {
+			fmt.Fprintf(w, "  %s\n", s.ID)
+			for _, n := range s.Needs {
+				fmt.Fprintf(w, "    needs %s\n", n.Text)
+			}
+		}
+		var keys []string
+		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
+			v, _ := json.Marshal(p.Settings[k])
+			keys = append(keys, k+"="+string(v))
+		}
+		if len(keys) > 0 {
+			fmt.Fprintf(w, "  settings (where unset): %s\n", strings.Join(keys, ", "))
+		}
+	}
+	return nil
+}
+
+// applyPreset writes a preset's servers into one file: a server the file
+// lacks is added; one already there is kept unless replace restores the
+// baseline; no other server is touched. Settings are written only where
+// the file leaves them unset.
+func (a *app) applyPreset(c *cobra.Command, name, scope string, replace, dryRun, asJSON bool) error {
+	p, ok := preset.Get(name)
+	if !ok {
+		return usageErr(fmt.Errorf("no preset named %q", name), "presets: "+strings.Join(preset.Names(), ", "))
+	}
+	project, err := a.projectDir(c)
+	if err != nil {
+		return err
+	}
+	sf, err := a.scopeFile(scope, project)
+	if err != nil {
+		return err
+	}
+	g, err := a.gate(c)
+	if err != nil {
+		return err
+	}
+	out := newResult("preset")
+	out.Preset, out.Scope, out.File, out.DryRun = p.Name, sf.Scope, sf.Path, dryRun
+	var written, settings []string
+	res, err := a.editFile(g, sf.Path, sf.Repository, dryRun, func(d *mcpedit.Doc) error {
+		out.Servers, written, settings = nil, nil, nil
+		for _, id := range p.Servers {
+			b, ok := preset.Baseline(id)
+			if !ok {
+				return fmt.Errorf("preset %s: no baseline for %s", p.Name, id)
+			}
+			st := presetServerJSON{ID: id}
+			cur, has := d.Entry(id)
+			switch {
+			case !has:
+				st.Action = "added"
+			case reflect.DeepEqual(cur, b.Entry):
+				st.Action = "unchanged"
+			case !replace:
+				st.Action = "kept"
+			default:
+				st.Action = "restored"
+			}
+			if st.Action == "added" || st.Action == "restored" {
+				if err := d.SetServer(id, b.JSON); err != nil {
+					return err
+				}
+				written = append(written, id)
+			}
+			out.Servers = append(out.Servers, st)
+		}
+		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
+			v, _ := json.Marshal(p.Settings[k])
+			wrote, err := d.SetSettingDefault(k, v)
+			if err != nil {
+				return err
+			}
+			if wrote {
+				settings = append(settings, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	out.File, out.Changed = res.Path, res.Changed
+	for _, id := range p.Servers {
+		out.Needs = append(out.Needs, baselineNeeds(id)...)
+	}
+	if !asJSON {
+		w := a.env.Stdout
+		fmt.Fprintf(w, "preset %s (scope %s)\n", p.Name, sf.Scope)
+		for _, s := range out.Servers {
+			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetActionText[s.Action])
+		}
+		if len(settings) > 0 {
+			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(settings, ", "))
+		}
+		if !res.Changed && !dryRun {
+			fmt.Fprintln(w, "no change")
+		}
+	}
+	return a.finishWrite(c, &out, res, written, asJSON)
+}

@@ -1,0 +1,240 @@
+package mcpedit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+
+	"github.com/piagent/piagent/internal/jsonc"
+)
+
+// MaxSize is the largest config file Update reads.
+const MaxSize = 8 << 20
+
+// Errors Update returns for files it will not touch.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrOutside    = errors.New("resolves outside the folder it must stay in")
+	ErrTooLarge   = errors.New("file too large")
+	// ErrBroken is an edit that would leave the file unparseable; it means
+	// a bug in this package, and nothing is written.
+	ErrBroken = errors.New("edit would leave the file unreadable")
+)
+
+// Options say how Update writes. The zero value works.
+type Options struct {
+	// Mode is the permission of a file Update creates; 0 means 0644. An
+	// existing file keeps its mode.
+	Mode os.FileMode
+	// DirMode is the permission of folders Update creates; 0 means 0755.
+	DirMode os.FileMode
+	// LockPath is the lock file held around the read-modify-write; "" means
+	// the file's path plus ".lock".
+	LockPath string
+	// Within, when set, is a folder the file must resolve into after
+	// symbolic links are followed (a repository's file must not lead out
+	// of the repository).
+	Within string
+	// DryRun computes the result and writes nothing, taking no lock.
+	DryRun bool
+}
+
+// Result is what an Update did, or would do.
+type Result struct {
+	Path    string // the file written: the link's target when path is a link
+	Existed bool
+	Before  []byte
+	After   []byte
+	Changed bool
+}
+
+// Update applies edit to the file at path and, when the text changed,
+// replaces the file atomically: a temporary file in the same folder, synced,
+// renamed over it. The read, the edit and the write happen under a lock.
+// A file that cannot be parsed is never overwritten (the error is a
+// *FileError naming path:line:col); nor is anything but a regular file. When
+// edit returns an error nothing is written and Update returns it.
+func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
+	res := Result{Path: filepath.Clean(path)}
+	target, err := resolve(res.Path, o.Within)
+	if err != nil {
+		return res, err
+	}
+	res.Path = target
+	if !o.DryRun {
+		dirMode := o.DirMode
+		if dirMode == 0 {
+			dirMode = 0o755
+		}
+		if err := os.MkdirAll(filepath.Dir(target), dirMode); err != nil {
+			return res, fmt.Errorf("create the folder for %s: %w", target, err)
+		}
+		lockPath := o.LockPath
+		if lockPath == "" {
+			lockPath = target + ".lock"
+		}
+		if err := os.MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
+			return res, fmt.Errorf("create the lock folder: %w", err)
+		}
+		unlock, err := lockedfile.MutexAt(lockPath).Lock()
+		if err != nil {
+			return res, fmt.Errorf("lock %s: %w", target, err)
+		}
+		defer unlock()
+	}
+	data, mode, existed, err := readRegular(target)
+	if err != nil {
+		return res, err
+	}
+	res.Existed, res.Before = existed, data
+	doc, err := Parse(target, data)
+	if err != nil {
+		return res, err
+	}
+	if err := edit(doc); err != nil {
+		return res, err
+	}
+	res.After = doc.Bytes()
+	res.Changed = !bytes.Equal(res.After, data)
+	if !res.Changed {
+		return res, nil
+	}
+	if _, _, err := jsonc.Parse(bytes.Clone(res.After)); err != nil {
+		return res, fmt.Errorf("%s: %w: %v", target, ErrBroken, err)
+	}
+	if o.DryRun {
+		return res, nil
+	}
+	if !existed {
+		mode = o.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+	}
+	if err := writeAtomic(target, res.After, mode); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// resolve follows symbolic links to the file that would be written. A
+// missing file resolves through its folder. With within set, the result
+// must lie inside within's real path.
+func resolve(path, within string) (string, error) {
+	target := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		target = real
+	} else if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s is a symbolic link that cannot be followed: %w", path, err)
+	} else {
+		target = realParent(path)
+	}
+	if within == "" {
+		return target, nil
+	}
+	root := within
+	if real, err := filepath.EvalSymlinks(within); err == nil {
+		root = real
+	}
+	if !inside(root, target) {
+		return "", fmt.Errorf("%s %w (%s)", path, ErrOutside, root)
+	}
+	return target, nil
+}
+
+// realParent resolves the nearest existing folder above a missing path and
+// joins the rest to it.
+func realParent(path string) string {
+	rest := ""
+	for dir := path; ; {
+		parent := filepath.Dir(dir)
+		rest = filepath.Join(filepath.Base(dir), rest)
+		if real, err := filepath.EvalSymlinks(parent); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if parent == dir || parent == "." || parent == string(filepath.Separator) {
+			return path
+		}
+		dir = parent
+	}
+}
+
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// readRegular reads a regular file; a missing one reads as empty.
+func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, 0, true, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, 0, true, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	data, err = io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, 0, true, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxSize {
+		return nil, 0, true, fmt.Errorf("%s: %w", path, ErrTooLarge)
+	}
+	return data, fi.Mode().Perm(), true, nil
+}
+
+// writeAtomic replaces path with data through a synced temporary file in the
+// same folder.
+func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if f, err := os.Open(dir); err == nil {
+		_ = f.Sync()
+		f.Close()
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package mcpedit
+
+const openFlags = 0

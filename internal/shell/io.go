@@ -1,0 +1,967 @@
+package shell
+
+import (
+	"strings"
+)
+
+// Writes returns every path the command line may write: output
+// redirections, the files of tee, cp/mv/install/ln/rsync/scp destinations
+// (and mv sources, which disappear), sed -i and perl -i files, dd of=,
+// truncate, touch, mkdir, rm, rmdir, unlink, shred, chmod/chown/chgrp
+// targets, curl -o/-O/--dump-header/--cookie-jar, wget's output (-O, or
+// the URL's base name), tar and unzip extraction (a Dynamic `DIR/**`),
+// git checkout/restore/rm/mv/apply operands, sort -o, uniq's output file,
+// the string literals of interpreter code (python -c, node -e, …), and
+// the operands of any program not listed in the package documentation
+// (an unknown program may write any path it is given).
+func Writes(a *Analysis) []Word {
+	return collect(a, false)
+}
+
+// Reads returns every path the command line may read: input redirections,
+// the operands of cat-like programs, grep/rg files after the pattern (and
+// -f files), sed/awk/jq files after the script, source and `.`, cp/mv/ln
+// sources, tar and zip inputs, rsync/scp sources, dd if=, curl uploads
+// (-d @file, -F x=@file, -T, -K, file:// URLs), wget --post-file and -i,
+// interpreter scripts and the string literals of interpreter code, git
+// show/diff/log `REV:path` operands, and the operands of any program not
+// listed in the package documentation. A glob is returned with Dynamic
+// set, so the caller can check whether it can reach a protected path.
+func Reads(a *Analysis) []Word {
+	return collect(a, true)
+}
+
+func collect(a *Analysis, reads bool) []Word {
+	if a == nil {
+		return nil
+	}
+	var out []Word
+	seen := map[Word]bool{}
+	for i := range a.Commands {
+		var s sink
+		commandIO(&a.Commands[i], &s)
+		list := s.writes
+		if reads {
+			list = s.reads
+		}
+		for _, w := range list {
+			if w.Lit == "" && !w.Dynamic {
+				continue
+			}
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+type sink struct {
+	reads, writes []Word
+}
+
+func (s *sink) read(ws ...Word)  { s.reads = append(s.reads, ws...) }
+func (s *sink) write(ws ...Word) { s.writes = append(s.writes, ws...) }
+func (s *sink) both(ws ...Word)  { s.read(ws...); s.write(ws...) }
+
+// trimWord is the part of w after a literal prefix (of=, @, --output=).
+func trimWord(w Word, prefix string) Word {
+	out := Word{Lit: strings.TrimPrefix(w.Lit, prefix)}
+	if w.Dynamic {
+		out.Dynamic, out.Expands = true, w.Expands
+		out.Pattern = "**"
+		if strings.HasPrefix(w.Pattern, prefix) {
+			out.Pattern = w.Pattern[len(prefix):]
+		}
+	}
+	return out
+}
+
+type optVal struct {
+	name string
+	val  Word
+}
+
+// parseGNU splits args into options and operands, GNU style: options may
+// follow operands, "--" ends them.
+func parseGNU(args []Word, o opts) ([]optVal, []Word) {
+	var flags []optVal
+	var pos []Word
+	for i := 0; i < len(args); {
+		a := args[i]
+		if !a.Dynamic && a.Lit == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if a.Dynamic || len(a.Lit) < 2 || a.Lit[0] != '-' {
+			pos = append(pos, a)
+			i++
+			continue
+		}
+		// one option word, plus the value it may take from the next word
+		end := i + 1
+		if o.needsNext(a.Lit) && end < len(args) {
+			end++
+		}
+		o.each(args[i:end], func(name string, v Word) { flags = append(flags, optVal{name, v}) })
+		i = end
+	}
+	return flags, pos
+}
+
+func has(flags []optVal, names ...string) bool {
+	for _, f := range flags {
+		for _, n := range names {
+			if f.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func values(flags []optVal, names ...string) []Word {
+	var out []Word
+	for _, f := range flags {
+		for _, n := range names {
+			if f.name == n {
+				out = append(out, f.val)
+			}
+		}
+	}
+	return out
+}
+
+// noIO programs read or write no file named by their operands (listing
+// programs print names, not content).
+var noIO = map[string]bool{
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "cd": true, "pushd": true,
+	"popd": true, "pwd": true, "exit": true, "return": true, "export": true, "unset": true, "set": true,
+	"shift": true, "sleep": true, "date": true, "whoami": true, "id": true, "uname": true, "kill": true,
+	"wait": true, "jobs": true, "fg": true, "bg": true, "test": true, "[": true, "which": true,
+	"type": true, "hash": true, "alias": true, "unalias": true, "read": true, "break": true,
+	"continue": true, "trap": true, "shopt": true, "ulimit": true, "umask": true, "history": true,
+	"seq": true, "yes": true, "printenv": true, "env": true, "local": true, "declare": true,
+	"readonly": true, "let": true, "getopts": true, "command": true, "builtin": true, "hostname": true,
+	"nproc": true, "uptime": true, "clear": true, "tput": true, "tty": true, "stty": true, "ps": true,
+	"top": true, "df": true, "free": true, "sync": true, "arch": true, "basename": true, "dirname": true,
+	"ls": true, "stat": true, "file": true, "du": true, "tree": true, "realpath": true, "readlink": true,
+	"ssh": true, "eval": true, "exec": true, "watch": true, "time": true, "nohup": true,
+	"pgrep": true, "pkill": true, "killall": true, "jq-version": true, "tmux": true, "disown": true,
+	"logname": true, "groups": true, "users": true, "who": true, "w": true, "cal": true, "bc": true,
+	"expr": true, "lsof": true, "netstat": true, "ss": true, "ping": true, "dig": true, "nslookup": true,
+	"host": true, "man": true, "info": true, "help": true, "wc-version": true,
+}
+
+// catLike programs read every operand; the map holds their short options
+// that take a value.
+var catLike = map[string]string{
+	"cat": "", "tac": "s", "nl": "bdfhilnsvw", "less": "bhjkoOpPtTxyz", "more": "n", "most": "",
+	"head": "nc", "tail": "ncs", "bat": "lLmHrp", "batcat": "lLmHrp", "view": "", "strings": "ntTe",
+	"xxd": "cglos", "od": "AjNtw", "hexdump": "enosC", "hd": "enos", "base64": "w", "base32": "w",
+	"basenc": "w", "md5sum": "", "sha1sum": "", "sha224sum": "", "sha256sum": "", "sha384sum": "",
+	"sha512sum": "", "shasum": "a", "cksum": "a", "b2sum": "l", "sum": "", "wc": "", "sort": "kotST",
+	"cut": "bcdf", "paste": "d", "join": "12jeot", "comm": "", "diff": "CUIxXLFD", "diff3": "L",
+	"sdiff": "ow", "cmp": "in", "fold": "w", "fmt": "wgp", "rev": "", "column": "cstoO", "iconv": "fto",
+	"expand": "t", "unexpand": "t", "zcat": "", "bzcat": "", "xzcat": "", "zless": "", "zmore": "",
+	"pr": "hlwoNs", "split": "lbnCa", "csplit": "fbn", "tr": "", "uniq": "fsw", "look": "t",
+	"vis": "", "unvis": "", "hexyl": "nsl", "jless": "", "fx": "", "glow": "sw", "gpg": "ouor",
+}
+
+var grepLike = map[string]opts{
+	"grep":  {short: "efmABCdD", long: " regexp file max-count after-context before-context context devices directories exclude include exclude-from exclude-dir label binary-files color colour "},
+	"egrep": {short: "efmABCdD", long: " regexp file max-count after-context before-context context exclude include exclude-from exclude-dir label "},
+	"fgrep": {short: "efmABCdD", long: " regexp file max-count after-context before-context context exclude include exclude-from exclude-dir label "},
+	"zgrep": {short: "efmABCdD", long: " regexp file max-count after-context before-context context "},
+	"rg":    {short: "efgtTmABCjMEr", long: " regexp file glob iglob type type-not type-add max-count after-context before-context context threads max-columns encoding replace ignore-file pre sort sortr max-depth max-filesize path-separator colors "},
+	"ag":    {short: "efgGmABC", long: " file-search-regex ignore max-count after before context depth "},
+	"ack":   {short: "gmABC", long: " type match ignore-dir max-count after-context before-context context "},
+	"ugrep": {short: "efmABCdDgtOM", long: " regexp file max-count after-context before-context context glob include exclude "},
+}
+
+var interpreters = map[string]opts{
+	"python": {short: "cmWXQ"}, "python2": {short: "cmWXQ"}, "python3": {short: "cmWXQ"}, "pypy": {short: "cmWXQ"}, "pypy3": {short: "cmWXQ"},
+	"node": {short: "eprC", long: " eval print require import loader experimental-loader input-type conditions "}, "nodejs": {short: "eprC", long: " eval print require "},
+	"bun": {short: "epr", long: " eval print preload "}, "deno": {}, "perl": {short: "eEIMmlxC"}, "ruby": {short: "eIrCE"},
+	"php": {short: "rfcdBRFE"}, "lua": {short: "el"}, "luajit": {short: "el"}, "osascript": {short: "el"},
+	"rscript": {short: "e"}, "tsx": {short: "ep", long: " eval print "}, "ts-node": {short: "epr", long: " eval print require "},
+}
+
+// codeArgs returns the code strings an interpreter command runs
+// (python -c, node -e, perl -e, awk's program, …).
+func codeArgs(c *Command) []Word {
+	if len(c.Argv) == 0 || c.Argv[0].Dynamic {
+		return nil
+	}
+	name := progName(c.Argv[0].Lit)
+	args := c.Argv[1:]
+	switch name {
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
+		code := values(flags, "--source")
+		if !has(flags, "-f", "--file") && len(pos) > 0 {
+			code = append(code, pos[0])
+		}
+		return code
+	case "deno":
+		if len(args) > 1 && args[0].Lit == "eval" {
+			return args[1:2]
+		}
+		return nil
+	}
+	o, ok := interpreters[name]
+	if !ok {
+		return nil
+	}
+	var code []Word
+	o.each(args, func(n string, v Word) {
+		switch n {
+		case "-c":
+			if strings.HasPrefix(name, "py") {
+				code = append(code, v)
+			}
+		case "-e", "-E", "-p", "--eval", "--print", "-r":
+			if n == "-r" && name != "php" {
+				return
+			}
+			if n == "-p" && name == "perl" {
+				return
+			}
+			if n == "-E" && name != "perl" {
+				return
+			}
+			code = append(code, v)
+		}
+	})
+	return code
+}
+
+// codeLiterals returns the quoted string literals of interpreter code and
+// its path-like bare tokens: the paths that code may touch.
+func codeLiterals(code Word) []Word {
+	s := code.Lit
+	var out []Word
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] != q {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j > len(s) {
+			j = len(s)
+		}
+		lit := s[i+1 : j]
+		if lit != "" && len(lit) < 4096 && !strings.ContainsAny(lit, "\n") {
+			w := Word{Lit: lit}
+			if code.Dynamic {
+				w = Word{Lit: lit, Dynamic: true, Expands: code.Expands, Pattern: "**"}
+			}
+			out = append(out, w)
+		}
+		i = j
+	}
+	return out
+}
+
+func commandIO(c *Command, s *sink) {
+	for _, r := range c.Redirects {
+		switch r.Op {
+		case ">", ">>", "&>", "&>>", ">|":
+			s.write(r.Target)
+		case "<>":
+			s.both(r.Target)
+		case "<":
+			s.read(r.Target)
+		case ">&":
+			if !isFD(r.Target) {
+				s.write(r.Target)
+			}
+		case "<&":
+			if !isFD(r.Target) {
+				s.read(r.Target)
+			}
+		}
+	}
+	if len(c.Argv) == 0 {
+		return
+	}
+	if c.Argv[0].Dynamic {
+		unknownIO(c.Argv[1:], s)
+		return
+	}
+	name := progName(c.Argv[0].Lit)
+	args := c.Argv[1:]
+	if spec, ok := catLike[name]; ok {
+		flags, pos := parseGNU(args, opts{short: spec, long: " output lines bytes key field-separator "})
+		switch name {
+		case "sort", "iconv", "split", "csplit", "gpg", "sdiff", "basenc":
+			s.write(values(flags, "-o", "--output")...)
+		}
+		if name == "uniq" && len(pos) > 1 {
+			s.write(pos[1])
+			pos = pos[:1]
+		}
+		if name == "split" && len(pos) > 1 {
+			s.write(Word{Lit: pos[1].Lit + "*", Dynamic: true, Pattern: escapeLit(pos[1].Lit) + "*"})
+			pos = pos[:1]
+		}
+		s.read(pos...)
+		return
+	}
+	if o, ok := grepLike[name]; ok {
+		flags, pos := parseGNU(args, o)
+		s.read(values(flags, "-f", "--file", "--exclude-from", "--ignore-file")...)
+		if !has(flags, "-e", "--regexp", "-f", "--file") && len(pos) > 0 {
+			pos = pos[1:]
+		}
+		s.read(pos...)
+		return
+	}
+	for _, code := range codeArgs(c) {
+		s.both(codeLiterals(code)...)
+	}
+	switch name {
+	case "sed", "gsed":
+		sedIO(args, s)
+	case "awk", "gawk", "mawk", "nawk":
+		flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
+		s.read(values(flags, "-f", "--file")...)
+		if !has(flags, "-f", "--file", "--source") && len(pos) > 0 {
+			pos = pos[1:]
+		}
+		for _, p := range pos {
+			if !isAssignment(p) {
+				s.read(p)
+			}
+		}
+		if has(flags, "-i") {
+			for _, v := range values(flags, "-i") {
+				if v.Lit == "inplace" {
+					s.write(pos...)
+				}
+			}
+		}
+	case "jq", "gojq", "jaq", "yq":
+		jqIO(name, args, s)
+	case "source", ".":
+		if len(args) > 0 {
+			s.read(args[0])
+		}
+	case "cp", "mv", "install", "ln", "link":
+		copyIO(name, args, s)
+	case "rsync", "scp":
+		o := opts{short: "cFiJloPSe", long: " rsh exclude include exclude-from include-from files-from filter partial-dir temp-dir compare-dest copy-dest link-dest chmod chown usermap groupmap backup-dir suffix rsync-path log-file password-file "}
+		flags, pos := parseGNU(args, o)
+		s.read(values(flags, "--exclude-from", "--include-from", "--files-from", "--password-file", "-F", "-i")...)
+		if len(pos) > 0 {
+			s.write(pos[len(pos)-1])
+			s.read(pos[:len(pos)-1]...)
+			if has(flags, "--remove-source-files") {
+				s.write(pos[:len(pos)-1]...)
+			}
+		}
+	case "dd":
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a.Lit, "if="):
+				s.read(trimWord(a, "if="))
+			case strings.HasPrefix(a.Lit, "of="):
+				s.write(trimWord(a, "of="))
+			}
+		}
+	case "tee":
+		_, pos := parseGNU(args, opts{})
+		s.write(pos...)
+	case "truncate", "touch", "mkdir", "rmdir", "rm", "unlink", "shred", "srm", "trash", "trash-put", "mkfifo", "mknod":
+		o := map[string]string{"truncate": "sr", "touch": "dtr", "mkdir": "m", "shred": "ns", "mknod": "m", "mkfifo": "m"}[name]
+		flags, pos := parseGNU(args, opts{short: o, long: " size reference date mode iterations "})
+		s.read(values(flags, "-r", "--reference")...)
+		if name == "mknod" && len(pos) > 1 {
+			pos = pos[:1]
+		}
+		s.write(pos...)
+	case "chmod", "chown", "chgrp":
+		_, targets := permArgs(name, args)
+		s.write(targets...)
+	case "curl":
+		curlIO(args, s)
+	case "wget":
+		wgetIO(args, s)
+	case "tar", "bsdtar", "gtar":
+		tarIO(args, s)
+	case "zip":
+		_, pos := parseGNU(args, opts{short: "bnOtTx"})
+		if len(pos) > 0 {
+			s.write(pos[0])
+			s.read(pos[1:]...)
+		}
+	case "unzip":
+		flags, pos := parseGNU(args, opts{short: "dxP"})
+		if len(pos) > 0 {
+			s.read(pos[0])
+		}
+		if !has(flags, "-p", "-l", "-t", "-v", "-Z") {
+			dir := "."
+			if d := values(flags, "-d"); len(d) > 0 {
+				dir = d[0].Lit
+			}
+			s.write(dirContents(dir))
+		}
+	case "git":
+		gitIO(args, s)
+	case "find":
+		// find prints names; its -exec commands are analysed on their own
+		for i := 0; i+1 < len(args); i++ {
+			switch args[i].Lit {
+			case "-fprint", "-fprint0", "-fls", "-fprintf":
+				s.write(args[i+1])
+			}
+		}
+	case "openssl":
+		for i := 0; i+1 < len(args); i++ {
+			switch args[i].Lit {
+			case "-in", "-inkey", "-key", "-kfile", "-CAfile", "-cert", "-passin", "-signkey", "-certfile":
+				s.read(trimWord(args[i+1], "file:"))
+				i++
+			case "-out":
+				s.write(args[i+1])
+				i++
+			}
+		}
+	case "patch":
+		flags, pos := parseGNU(args, opts{short: "iopBdDFrVYzg", long: " input output strip directory reject-file "})
+		s.read(values(flags, "-i", "--input")...)
+		s.write(values(flags, "-o", "--output")...)
+		s.write(pos...)
+	default:
+		if noIO[name] {
+			return
+		}
+		if o, ok := interpreters[name]; ok {
+			flags, pos := parseGNU(args, o)
+			if name == "perl" && hasInPlace(args) {
+				s.write(pos...)
+			}
+			if len(codeArgs(c)) == 0 && !has(flags, "-m") && len(pos) > 0 {
+				s.read(pos[0])
+				pos = pos[1:]
+			}
+			unknownIO(pos, s)
+			return
+		}
+		if shells[name] {
+			_, pos := parseGNU(args, opts{plus: true, long: " rcfile init-file "})
+			if len(pos) > 0 {
+				s.read(pos[0])
+				unknownIO(pos[1:], s)
+			}
+			return
+		}
+		unknownIO(args, s)
+	}
+}
+
+func isFD(w Word) bool {
+	if w.Dynamic {
+		return false
+	}
+	s := strings.TrimSuffix(w.Lit, "-")
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// unknownIO: any operand, and the value of any --option=value, may be a
+// path the program reads or writes.
+func unknownIO(args []Word, s *sink) {
+	afterDash := false
+	for _, a := range args {
+		if !afterDash && !a.Dynamic && strings.HasPrefix(a.Lit, "-") {
+			if a.Lit == "--" {
+				afterDash = true
+				continue
+			}
+			if name, _, ok := strings.Cut(a.Lit, "="); ok {
+				s.both(trimWord(a, name+"="))
+			}
+			continue
+		}
+		s.both(a)
+	}
+}
+
+func escapeLit(s string) string {
+	var b wordBuilder
+	b.literal(s)
+	return string(b.pat)
+}
+
+// dirContents is a Dynamic word for anything below dir.
+func dirContents(dir string) Word {
+	dir = strings.TrimRight(dir, "/")
+	if dir == "" {
+		dir = "/"
+	}
+	sep := "/"
+	if strings.HasSuffix(dir, "/") {
+		sep = ""
+	}
+	return Word{Lit: dir + sep + "*", Dynamic: true, Expands: true, Pattern: escapeLit(dir) + sep + "**"}
+}
+
+func hasInPlace(args []Word) bool {
+	for _, a := range args {
+		if a.Dynamic || len(a.Lit) < 2 || a.Lit[0] != '-' || a.Lit[1] == '-' {
+			if a.Lit == "--in-place" || strings.HasPrefix(a.Lit, "--in-place=") {
+				return true
+			}
+			continue
+		}
+		for j := 1; j < len(a.Lit); j++ {
+			c := a.Lit[j]
+			if c == 'i' {
+				return true
+			}
+			if c == 'e' || c == 'E' || c == 'f' || c == 'I' || c == 'M' || c == 'm' {
+				break // the rest is a value
+			}
+		}
+	}
+	return false
+}
+
+func sedIO(args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: "efl", optional: "i", long: " expression file line-length "})
+	s.read(values(flags, "-f", "--file")...)
+	if !has(flags, "-e", "--expression", "-f", "--file") && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	s.read(pos...)
+	if has(flags, "-i") || hasInPlace(args) {
+		s.write(pos...)
+	}
+}
+
+func jqIO(name string, args []Word, s *sink) {
+	var pos []Word
+	fromFile := false
+	inPlace := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Dynamic || !strings.HasPrefix(a.Lit, "-") || a.Lit == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		switch a.Lit {
+		case "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case "--arg", "--argjson":
+			i += 2
+		case "--slurpfile", "--rawfile":
+			if i+2 < len(args) {
+				s.read(args[i+2])
+			}
+			i += 2
+		case "-f", "--from-file":
+			fromFile = true
+			if i+1 < len(args) {
+				s.read(args[i+1])
+			}
+			i++
+		case "-L", "--indent", "--output-format", "-o", "-p", "--input-format":
+			i++
+		case "-i", "--inplace":
+			inPlace = true
+		}
+	}
+	if name == "yq" && len(pos) > 0 {
+		switch pos[0].Lit {
+		case "e", "eval", "ea", "eval-all":
+			pos = pos[1:]
+		}
+	}
+	if !fromFile && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	s.read(pos...)
+	if inPlace {
+		s.write(pos...)
+	}
+}
+
+func copyIO(name string, args []Word, s *sink) {
+	o := opts{short: "tS", long: " target-directory suffix backup "}
+	if name == "install" {
+		o = opts{short: "gmotS", long: " group mode owner target-directory suffix strip-program "}
+	}
+	flags, pos := parseGNU(args, o)
+	if name == "install" && has(flags, "-d", "--directory") {
+		s.write(pos...)
+		return
+	}
+	var dest []Word
+	if t := values(flags, "-t", "--target-directory"); len(t) > 0 {
+		dest = t
+	} else if len(pos) > 1 {
+		dest = pos[len(pos)-1:]
+		pos = pos[:len(pos)-1]
+	} else if len(pos) == 1 && (name == "ln" || name == "link") {
+		dest = []Word{{Lit: baseName(pos[0].Lit)}}
+	}
+	s.write(dest...)
+	s.read(pos...)
+	if name == "mv" {
+		s.write(pos...)
+	}
+}
+
+// permArgs splits chmod/chown/chgrp arguments into the mode (or owner)
+// and the targets.
+func permArgs(name string, args []Word) (mode *Word, targets []Word) {
+	ref := false
+	dash := false
+	for i := range args {
+		a := args[i]
+		s := a.Lit
+		if !dash && !a.Dynamic {
+			if s == "--" {
+				dash = true
+				continue
+			}
+			if strings.HasPrefix(s, "--") {
+				if strings.HasPrefix(s, "--reference") {
+					ref = true
+				}
+				continue
+			}
+			if len(s) > 1 && s[0] == '-' {
+				if name == "chmod" && mode == nil && !ref && strings.Trim(s[1:], "rwxXst") == "" {
+					mode = &args[i]
+				}
+				continue
+			}
+		}
+		if mode == nil && !ref {
+			mode = &args[i]
+			continue
+		}
+		targets = append(targets, a)
+	}
+	return mode, targets
+}
+
+var curlOpts = opts{short: "AbcCdDeEFHKmoPQrTtuUwxXyYz", long: " data data-raw data-binary data-ascii data-urlencode json form form-string upload-file output request header user user-agent referer cookie cookie-jar config dump-header max-time connect-timeout proxy range retry write-out output-dir trace trace-ascii stderr cacert cert key capath ciphers resolve connect-to url-query url netrc-file etag-save etag-compare libcurl oauth2-bearer "}
+
+func curlIO(args []Word, s *sink) {
+	flags, pos := parseGNU(args, curlOpts)
+	for _, f := range flags {
+		v := f.val
+		switch f.name {
+		case "-d", "--data", "--data-binary", "--data-ascii", "--json", "--data-urlencode":
+			if i := strings.IndexByte(v.Lit, '@'); i >= 0 && (i == 0 || f.name == "--data-urlencode") && v.Lit[i+1:] != "-" {
+				s.read(trimWord(v, v.Lit[:i+1]))
+			}
+		case "-F", "--form":
+			_, val, _ := strings.Cut(v.Lit, "=")
+			if strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<") {
+				file, _, _ := strings.Cut(val[1:], ";")
+				if file != "-" {
+					s.read(trimWord(Word{Lit: file, Dynamic: v.Dynamic, Expands: v.Expands}, ""))
+				}
+			}
+		case "-T", "--upload-file", "-K", "--config", "--cacert", "--cert", "--key", "--netrc-file", "--etag-compare":
+			s.read(v)
+		case "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl":
+			if v.Lit != "-" {
+				s.write(v)
+			}
+		case "--url":
+			pos = append(pos, v)
+		}
+	}
+	dir := ""
+	if d := values(flags, "--output-dir"); len(d) > 0 {
+		dir = strings.TrimRight(d[0].Lit, "/") + "/"
+	}
+	remote := has(flags, "-O", "--remote-name", "--remote-name-all")
+	for _, u := range pos {
+		if p, ok := strings.CutPrefix(u.Lit, "file://"); ok {
+			if i := strings.IndexByte(p, '/'); i > 0 {
+				p = p[i:] // file://host/path
+			}
+			s.read(Word{Lit: p, Dynamic: u.Dynamic, Expands: u.Expands, Pattern: patternOr(u, "**")})
+		}
+		if remote {
+			s.write(urlBase(u, dir, ""))
+		}
+	}
+}
+
+func patternOr(w Word, p string) string {
+	if w.Dynamic {
+		return p
+	}
+	return ""
+}
+
+// urlBase is the file a download of u lands in.
+func urlBase(u Word, dir, fallback string) Word {
+	p := u.Lit
+	if i := strings.Index(p, "://"); i >= 0 {
+		p = p[i+3:]
+		if j := strings.IndexByte(p, '/'); j >= 0 {
+			p = p[j:]
+		} else {
+			p = ""
+		}
+	}
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	base := baseName(p)
+	if base == "" {
+		base = fallback
+	}
+	if u.Dynamic {
+		return Word{Lit: dir + base, Dynamic: true, Expands: u.Expands, Pattern: escapeLit(dir) + "**"}
+	}
+	return Word{Lit: dir + base}
+}
+
+var wgetOpts = opts{short: "OoaPiBeDtTwQUlAR", long: " output-document output-file append-output directory-prefix input-file base execute domains tries timeout wait quota user-agent level accept reject post-data post-file body-data body-file method header user password load-cookies save-cookies ca-certificate certificate private-key "}
+
+func wgetIO(args []Word, s *sink) {
+	flags, pos := parseGNU(args, wgetOpts)
+	s.read(values(flags, "-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--private-key", "--certificate", "--ca-certificate")...)
+	for _, v := range values(flags, "-o", "--output-file", "-a", "--append-output", "--save-cookies") {
+		s.write(v)
+	}
+	docs := values(flags, "-O", "--output-document")
+	for _, v := range docs {
+		if v.Lit != "-" {
+			s.write(v)
+		}
+	}
+	if len(docs) > 0 {
+		return
+	}
+	dir := ""
+	if d := values(flags, "-P", "--directory-prefix"); len(d) > 0 {
+		dir = strings.TrimRight(d[0].Lit, "/") + "/"
+	}
+	if has(flags, "-r", "--recursive", "-m", "--mirror") {
+		if dir == "" {
+			dir = "./"
+		}
+		s.write(dirContents(dir))
+		return
+	}
+	for _, u := range pos {
+		s.write(urlBase(u, dir, "index.html"))
+	}
+}
+
+func tarIO(args []Word, s *sink) {
+	mode := byte(0)
+	var archives, dirs, ops []Word
+	toStdout := false
+	valueFor := func(c byte, w Word) {
+		switch c {
+		case 'f':
+			archives = append(archives, w)
+		case 'C':
+			dirs = append(dirs, w)
+		case 'T', 'X':
+			s.read(w)
+		}
+	}
+	const takes = "fCTXbN"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		lit := a.Lit
+		bundle := i == 0 && !a.Dynamic && lit != "" && lit[0] != '-' && strings.Trim(lit, "cxtrufvzjJaZpPkhOwWmSlMBGiy") == ""
+		switch {
+		case a.Dynamic:
+			ops = append(ops, a)
+		case bundle || len(lit) > 1 && lit[0] == '-' && lit[1] != '-':
+			start := 1
+			if bundle {
+				start = 0
+			}
+			for j := start; j < len(lit); j++ {
+				c := lit[j]
+				switch c {
+				case 'c', 'x', 't', 'r', 'u':
+					mode = c
+				case 'O':
+					toStdout = true
+				}
+				if strings.IndexByte(takes, c) >= 0 {
+					if !bundle && j < len(lit)-1 {
+						valueFor(c, Word{Lit: lit[j+1:]})
+						break
+					}
+					if i+1 < len(args) {
+						i++
+						valueFor(c, args[i])
+					}
+					if !bundle {
+						break
+					}
+				}
+			}
+		case strings.HasPrefix(lit, "--"):
+			name, val, hasVal := strings.Cut(lit, "=")
+			var v Word
+			if hasVal {
+				v = Word{Lit: val}
+			}
+			need := func() Word {
+				if !hasVal && i+1 < len(args) {
+					i++
+					return args[i]
+				}
+				return v
+			}
+			switch name {
+			case "--create":
+				mode = 'c'
+			case "--extract", "--get":
+				mode = 'x'
+			case "--list":
+				mode = 't'
+			case "--append":
+				mode = 'r'
+			case "--update":
+				mode = 'u'
+			case "--to-stdout":
+				toStdout = true
+			case "--file":
+				valueFor('f', need())
+			case "--directory":
+				valueFor('C', need())
+			case "--files-from", "--exclude-from":
+				s.read(need())
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	dir := ""
+	if len(dirs) > 0 {
+		dir = strings.TrimRight(dirs[len(dirs)-1].Lit, "/") + "/"
+	}
+	switch mode {
+	case 'c', 'r', 'u':
+		s.write(archives...)
+		for _, o := range ops {
+			if dir != "" && !strings.HasPrefix(o.Lit, "/") {
+				o = Word{Lit: dir + o.Lit, Dynamic: o.Dynamic, Expands: o.Expands, Pattern: patternOr(o, escapeLit(dir)+o.Pattern)}
+			}
+			s.read(o)
+		}
+	case 'x':
+		s.read(archives...)
+		if toStdout {
+			return
+		}
+		if len(ops) == 0 {
+			if dir == "" {
+				dir = "./"
+			}
+			s.write(dirContents(dir))
+			return
+		}
+		for _, o := range ops {
+			s.write(Word{Lit: dir + o.Lit, Dynamic: o.Dynamic, Expands: o.Expands, Pattern: patternOr(o, escapeLit(dir)+o.Pattern)})
+		}
+	default:
+		s.read(archives...)
+	}
+}
+
+// gitGlobal skips git's own options and returns the subcommand's index.
+func gitGlobal(args []Word) (int, bool) {
+	alias := false
+	i := 0
+	for i < len(args) && !args[i].Dynamic && strings.HasPrefix(args[i].Lit, "-") {
+		s := args[i].Lit
+		switch s {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path", "--list-cmds", "--attr-source":
+			if s == "-c" && i+1 < len(args) && strings.HasPrefix(strings.ToLower(args[i+1].Lit), "alias.") {
+				alias = true
+			}
+			i += 2
+			continue
+		}
+		if strings.HasPrefix(s, "-c") && strings.HasPrefix(strings.ToLower(s[2:]), "alias.") {
+			alias = true
+		}
+		if strings.HasPrefix(s, "--config-env=") && strings.Contains(strings.ToLower(s), "alias.") {
+			alias = true
+		}
+		i++
+	}
+	return i, alias
+}
+
+func gitIO(args []Word, s *sink) {
+	i, _ := gitGlobal(args)
+	if i >= len(args) {
+		return
+	}
+	sub := args[i]
+	rest := args[i+1:]
+	var pos []Word
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		if !a.Dynamic && strings.HasPrefix(a.Lit, "-") && a.Lit != "-" {
+			switch a.Lit {
+			case "-m", "--message", "-F", "--file", "-b", "-B", "--author", "--date", "-o", "--output":
+				if (a.Lit == "-F" || a.Lit == "--file") && k+1 < len(rest) {
+					s.read(rest[k+1])
+				}
+				if (a.Lit == "-o" || a.Lit == "--output") && k+1 < len(rest) {
+					s.write(rest[k+1])
+				}
+				k++
+			}
+			if name, _, ok := strings.Cut(a.Lit, "="); ok && (name == "--output" || name == "--file") {
+				s.both(trimWord(a, name+"="))
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	switch sub.Lit {
+	case "checkout", "restore", "rm", "mv", "apply", "am", "switch", "stash", "clean", "reset", "worktree", "clone", "init", "submodule", "sparse-checkout", "merge", "rebase", "pull", "cherry-pick", "revert":
+		s.both(pos...)
+	case "commit", "tag", "branch", "push", "fetch", "remote", "config", "status", "log-level":
+		// operands are names, refs, messages
+		if sub.Lit == "config" {
+			return
+		}
+		s.read(pos...)
+	default:
+		for _, p := range pos {
+			s.read(p)
+			if _, path, ok := strings.Cut(p.Lit, ":"); ok && path != "" && !strings.Contains(p.Lit, "://") {
+				s.read(trimWord(p, p.Lit[:len(p.Lit)-len(path)]))
+			}
+		}
+	}
+}

@@ -1,0 +1,432 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxDepth is how deeply code inside strings (`bash -c '…'`, literal
+// `eval`, `watch`, `ssh host '…'`, a heredoc fed to a shell, …) is followed.
+// Deeper nesting is an error wrapping [ErrTooDeep].
+const MaxDepth = 8
+
+// ErrSyntax is matched (errors.Is) by every [*ParseError].
+var ErrSyntax = errors.New("shell syntax error")
+
+// ErrTooDeep is returned when code is nested in strings more than
+// [MaxDepth] levels deep.
+var ErrTooDeep = errors.New("shell code nested too deeply")
+
+// ParseError is a command line (or code nested in one of its strings) that
+// does not parse. Line and Col are 1-based positions in that code.
+type ParseError struct {
+	Line, Col uint
+	Msg       string
+	// In is "" for the command line itself, or where the nested code came
+	// from: "bash -c", "eval", "watch", …
+	In string
+}
+
+func (e *ParseError) Error() string {
+	if e.In != "" {
+		return fmt.Sprintf("%s string: %d:%d: %s", e.In, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+}
+
+// Is reports whether target is [ErrSyntax].
+func (e *ParseError) Is(target error) bool { return target == ErrSyntax }
+
+// Word is one shell word after quote removal.
+type Word struct {
+	// Lit is the word's value when it is fully literal (quotes removed,
+	// backslash escapes applied, `~` kept as written). For a Dynamic word it
+	// is a best-effort rendering: literal parts decoded, expansions as
+	// written in the source ($HOME, $(…)).
+	Lit string
+	// Dynamic is set when the value is not known before the shell runs:
+	// parameter expansion, command, process or arithmetic substitution,
+	// unquoted glob characters (* ? [), brace expansion, extended globs, the
+	// arguments xargs or find -exec supply.
+	Dynamic bool
+	// Expands is set when a Dynamic word holds an expansion whose value is
+	// only known at run time ($x, $(…), <(…), $((…)), xargs and find -exec
+	// arguments), as opposed to only globbing, which stays inside the
+	// directory the glob names.
+	Expands bool `json:",omitempty"`
+	// Pattern, for a Dynamic word, is a glob that matches every value the
+	// word can take: literal parts escaped with `\`, glob parts kept
+	// (path.Match syntax, `*` does not cross `/`), and `**` for anything an
+	// expansion may produce, `/` included. Empty for a literal word.
+	Pattern string `json:",omitempty"`
+}
+
+// Redirect is one redirection of a command. Op is ">", ">>", "<", "<>",
+// "&>", "&>>", ">|", ">&" or "<&". Here-documents and here-strings are data
+// and are not listed.
+type Redirect struct {
+	Op     string
+	Target Word
+	FD     string // the explicit descriptor before Op ("2" in 2>err), "" if none
+}
+
+// Command is one simple command found anywhere in a command line.
+type Command struct {
+	// Argv is the command after wrappers were peeled off; Argv[0] is the
+	// program as written (it may be a path). Argv is empty for a statement
+	// that is only redirections, such as `> file` or the redirections of a
+	// `{ …; } > file` group.
+	Argv []Word
+	// Name is the base name of Argv[0].Lit ("" when Argv is empty).
+	Name string
+	// Wrappers are the programs peeled off in front of Argv, outermost
+	// first: sudo, env, nice, timeout, xargs, bash (for `bash -c`), …
+	Wrappers []string `json:",omitempty"`
+	// Redirects are the file redirections that apply to this command.
+	Redirects []Redirect `json:",omitempty"`
+	// Context is where the command was found, innermost first: "",
+	// "pipeline", "subshell", "cmdsubst", "procsubst", "function", "coproc",
+	// "<shell> -c" (as in "bash -c"), "<shell> stdin", "eval", "find -exec",
+	// "xargs", "watch", "env -S", "ssh", "su -c", "alias", "npx -c".
+	Context string `json:",omitempty"`
+	// Function is the name of the function whose body holds the command.
+	Function string `json:",omitempty"`
+	// Background is set for a command started with `&`.
+	Background bool `json:",omitempty"`
+	// Opaque is non-empty when the command runs shell code this analysis
+	// cannot see: `eval "$x"`, `sh -c "$x"`, a shell reading a script from a
+	// pipe, `source <(…)`. It holds a best-effort rendering of that code
+	// (the eval's words, the upstream command of the pipe), for matching
+	// only: it may contain anything the command line contains.
+	Opaque string `json:"-"`
+	// Outer is the command that runs this one and supplies its dynamic
+	// arguments: the find of a `find … -exec`.
+	Outer *Command `json:",omitempty"`
+}
+
+// Assignment is a variable assignment anywhere in a command line: a
+// statement of assignments, a command's environment prefix (FOO=1 cmd),
+// declare/export/local/readonly, an array element, or a for loop's items.
+type Assignment struct {
+	Name  string
+	Value Word
+}
+
+// Analysis is every simple command of a command line, in the order the
+// shell would start them: the substitutions in a command's words come
+// before the command.
+type Analysis struct {
+	Commands    []Command
+	Assignments []Assignment `json:",omitempty"`
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+// Parse analyses a bash command line. It returns a [*ParseError] when the
+// line (or code nested in one of its strings) does not parse, and an error
+// wrapping [ErrTooDeep] past [MaxDepth].
+func Parse(src string) (*Analysis, error) {
+	w := &walker{}
+	if err := w.parse(src, scope{}, 0, ""); err != nil {
+		return nil, err
+	}
+	return &Analysis{Commands: w.cmds, Assignments: w.assigns}, nil
+}
+
+type walker struct {
+	cmds    []Command
+	assigns []Assignment
+	err     error
+}
+
+func (w *walker) assign(as *syntax.Assign, sc scope) {
+	if as == nil || as.Name == nil {
+		return
+	}
+	if as.Value != nil {
+		w.assigns = append(w.assigns, Assignment{Name: as.Name.Value, Value: wordOnly(as.Value, sc)})
+	}
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el != nil && el.Value != nil {
+				w.assigns = append(w.assigns, Assignment{Name: as.Name.Value, Value: wordOnly(el.Value, sc)})
+			}
+		}
+	}
+}
+
+// scope is what the walker carries down the tree.
+type scope struct {
+	context  string
+	wrappers []string
+	fn       string
+	depth    int
+	src      string // the code the current nodes were parsed from
+	pipeIn   string // source of the upstream command when inside `a | b`'s b
+	pipeArgv []Word // argv of that upstream command when it is one simple command
+	outer    *Command
+}
+
+func (w *walker) parse(src string, sc scope, depth int, in string) error {
+	if depth > MaxDepth {
+		return fmt.Errorf("%w (more than %d levels)", ErrTooDeep, MaxDepth)
+	}
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parserPool.Put(p)
+	if err != nil {
+		return toParseError(err, in)
+	}
+	sc.depth = depth
+	sc.src = src
+	sc.pipeIn, sc.pipeArgv = "", nil
+	w.stmts(f.Stmts, sc)
+	return w.err
+}
+
+func toParseError(err error, in string) error {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{Line: pe.Pos.Line(), Col: pe.Pos.Col(), Msg: pe.Text, In: in}
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		return &ParseError{Line: le.Pos.Line(), Col: le.Pos.Col(), Msg: le.Feature + " is not supported", In: in}
+	}
+	return &ParseError{Msg: err.Error(), In: in}
+}
+
+func (sc scope) with(context string) scope {
+	sc.context = context
+	sc.pipeIn, sc.pipeArgv = "", nil
+	sc.outer = nil
+	return sc
+}
+
+func (sc scope) text(n syntax.Node) string {
+	s, e := n.Pos().Offset(), n.End().Offset()
+	if s <= e && int(e) <= len(sc.src) {
+		return sc.src[s:e]
+	}
+	return ""
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, sc scope) {
+	for _, s := range list {
+		if w.err != nil {
+			return
+		}
+		w.stmt(s, sc)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, sc scope) {
+	if s == nil {
+		return
+	}
+	redirs, stdin := w.redirects(s.Redirs, sc)
+	switch c := s.Cmd.(type) {
+	case nil:
+		if len(redirs) > 0 {
+			w.emit(Command{Redirects: redirs}, sc, s.Background)
+		}
+	case *syntax.CallExpr:
+		for _, as := range c.Assigns {
+			if as != nil {
+				w.assign(as, sc)
+				w.nested(as, sc)
+			}
+		}
+		if len(c.Args) == 0 {
+			if len(redirs) > 0 {
+				w.emit(Command{Redirects: redirs}, sc, s.Background)
+			}
+			return
+		}
+		argv := make([]Word, len(c.Args))
+		for i, a := range c.Args {
+			argv[i] = w.word(a, sc)
+		}
+		w.run(argv, redirs, stdin, sc, s.Background)
+	default:
+		if len(redirs) > 0 {
+			w.emit(Command{Redirects: redirs}, sc, s.Background)
+		}
+		w.compound(c, s, sc)
+	}
+}
+
+func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
+	switch c := cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			in := sc.with("pipeline")
+			w.stmt(c.X, in)
+			in.pipeIn = sc.text(c.X)
+			if call, ok := c.X.Cmd.(*syntax.CallExpr); ok && len(c.X.Redirs) == 0 {
+				in.pipeArgv = make([]Word, len(call.Args))
+				for i, a := range call.Args {
+					in.pipeArgv[i] = wordOnly(a, sc)
+				}
+			}
+			w.stmt(c.Y, in)
+			return
+		}
+		w.stmt(c.X, sc)
+		w.stmt(c.Y, sc)
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, sc.with("subshell"))
+	case *syntax.Block:
+		w.stmts(c.Stmts, sc)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, sc)
+			w.stmts(ic.Then, sc)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, sc)
+		w.stmts(c.Do, sc)
+	case *syntax.ForClause:
+		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			for _, item := range it.Items {
+				w.assigns = append(w.assigns, Assignment{Name: it.Name.Value, Value: wordOnly(item, sc)})
+			}
+		}
+		if c.Loop != nil {
+			w.nested(c.Loop, sc)
+		}
+		w.stmts(c.Do, sc)
+	case *syntax.CaseClause:
+		if c.Word != nil {
+			w.nested(c.Word, sc)
+		}
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				if p != nil {
+					w.nested(p, sc)
+				}
+			}
+			w.stmts(it.Stmts, sc)
+		}
+	case *syntax.FuncDecl:
+		in := sc.with("function")
+		if c.Name != nil {
+			in.fn = c.Name.Value
+		}
+		w.stmt(c.Body, in)
+	case *syntax.TimeClause:
+		in := sc
+		in.wrappers = appendWrapper(sc.wrappers, "time")
+		w.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		w.stmt(c.Stmt, sc.with("coproc"))
+	case *syntax.TestDecl:
+		if c.Description != nil {
+			w.nested(c.Description, sc)
+		}
+		w.stmt(c.Body, sc.with("function"))
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			w.assign(as, sc)
+		}
+		w.nested(c, sc)
+	default:
+		// ArithmCmd, TestClause, LetClause: no command of their
+		// own, but substitutions inside them run.
+		w.nested(c, sc)
+	}
+}
+
+// nested finds the command and process substitutions below n.
+func (w *walker) nested(n syntax.Node, sc scope) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			w.stmts(x.Stmts, sc.with("cmdsubst"))
+			return false
+		case *syntax.ProcSubst:
+			w.stmts(x.Stmts, sc.with("procsubst"))
+			return false
+		}
+		return w.err == nil
+	})
+}
+
+func (w *walker) redirects(rs []*syntax.Redirect, sc scope) ([]Redirect, *syntax.Redirect) {
+	var out []Redirect
+	var stdin *syntax.Redirect
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				stdin = r
+			}
+			if r.Hdoc != nil {
+				w.nested(r.Hdoc, sc)
+			}
+			continue
+		case syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				stdin = r
+			}
+			if r.Word != nil {
+				w.nested(r.Word, sc)
+			}
+			continue
+		}
+		if r.Word == nil {
+			continue
+		}
+		rd := Redirect{Op: r.Op.String(), Target: w.word(r.Word, sc)}
+		if r.N != nil {
+			rd.FD = r.N.Value
+		}
+		out = append(out, rd)
+		if r.Op == syntax.RdrIn && (r.N == nil || r.N.Value == "0") {
+			stdin = r
+		}
+	}
+	return out, stdin
+}
+
+func (w *walker) emit(c Command, sc scope, bg bool) {
+	if len(c.Argv) > 0 {
+		c.Name = baseName(c.Argv[0].Lit)
+	}
+	if len(sc.wrappers) > 0 {
+		c.Wrappers = append([]string(nil), sc.wrappers...)
+	}
+	c.Context = sc.context
+	c.Function = sc.fn
+	c.Background = bg
+	if c.Outer == nil {
+		c.Outer = sc.outer
+	}
+	w.cmds = append(w.cmds, c)
+}
+
+func appendWrapper(ws []string, name string) []string {
+	out := make([]string, len(ws), len(ws)+1)
+	copy(out, ws)
+	return append(out, name)
+}
+
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

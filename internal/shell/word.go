@@ -1,0 +1,288 @@
+package shell
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word converts a syntax word and walks the substitutions inside it.
+func (w *walker) word(sw *syntax.Word, sc scope) Word {
+	return convertWord(sw, sc, w)
+}
+
+// wordOnly converts a syntax word without walking its substitutions.
+func wordOnly(sw *syntax.Word, sc scope) Word {
+	return convertWord(sw, sc, nil)
+}
+
+type wordBuilder struct {
+	lit, pat []byte
+	dyn, exp bool
+}
+
+func (b *wordBuilder) literal(s string) {
+	b.lit = append(b.lit, s...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '*' || c == '?' || c == '[' || c == '\\' {
+			b.pat = append(b.pat, '\\')
+		}
+		b.pat = append(b.pat, s[i])
+	}
+}
+
+func (b *wordBuilder) literalByte(c byte) {
+	b.lit = append(b.lit, c)
+	if c == '*' || c == '?' || c == '[' || c == '\\' {
+		b.pat = append(b.pat, '\\')
+	}
+	b.pat = append(b.pat, c)
+}
+
+func (b *wordBuilder) glob(raw, pat string) {
+	b.dyn = true
+	b.lit = append(b.lit, raw...)
+	b.pat = append(b.pat, pat...)
+}
+
+func (b *wordBuilder) expansion(raw string) {
+	b.dyn, b.exp = true, true
+	b.lit = append(b.lit, raw...)
+	if n := len(b.pat); n < 2 || b.pat[n-1] != '*' || b.pat[n-2] != '*' {
+		b.pat = append(b.pat, "**"...)
+	}
+}
+
+func convertWord(sw *syntax.Word, sc scope, w *walker) Word {
+	if sw == nil {
+		return Word{}
+	}
+	// Fast paths: a plain literal or a single-quoted string.
+	if len(sw.Parts) == 1 {
+		switch p := sw.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(p.Value, "\\*?[{") {
+				return Word{Lit: p.Value}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return Word{Lit: p.Value}
+			}
+		}
+	}
+	var b wordBuilder
+	for _, part := range sw.Parts {
+		convertPart(&b, part, false, sc, w)
+	}
+	out := Word{Lit: string(b.lit), Dynamic: b.dyn, Expands: b.exp}
+	if b.dyn {
+		out.Pattern = string(b.pat)
+	}
+	return out
+}
+
+func convertPart(b *wordBuilder, part syntax.WordPart, quoted bool, sc scope, w *walker) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		if quoted {
+			unescapeDouble(b, p.Value)
+		} else {
+			unquotedLit(b, p.Value)
+		}
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			b.literal(decodeANSIC(p.Value))
+		} else {
+			b.literal(p.Value)
+		}
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			convertPart(b, q, true, sc, w)
+		}
+	case *syntax.CmdSubst:
+		b.expansion(sc.text(p))
+		if w != nil {
+			w.stmts(p.Stmts, sc.with("cmdsubst"))
+		}
+	case *syntax.ProcSubst:
+		b.expansion(sc.text(p))
+		if w != nil {
+			w.stmts(p.Stmts, sc.with("procsubst"))
+		}
+	case *syntax.ParamExp, *syntax.ArithmExp:
+		raw := sc.text(p)
+		if raw == "" {
+			raw = "$?"
+		}
+		b.expansion(raw)
+		if w != nil {
+			w.nested(p, sc)
+		}
+	case *syntax.ExtGlob:
+		if quoted {
+			b.literal(sc.text(p))
+		} else {
+			b.glob(sc.text(p), "*")
+		}
+	default:
+		b.expansion(sc.text(part))
+		if w != nil {
+			w.nested(part, sc)
+		}
+	}
+}
+
+// unquotedLit handles backslash escapes, globs and brace expansion in an
+// unquoted literal.
+func unquotedLit(b *wordBuilder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					b.literalByte(s[i])
+				}
+			}
+		case '*', '?', '[':
+			b.glob(string(c), string(c))
+		case '{':
+			if end, ok := braceEnd(s, i); ok {
+				b.glob(s[i:end+1], "*")
+				i = end
+			} else {
+				b.literalByte(c)
+			}
+		default:
+			b.literalByte(c)
+		}
+	}
+}
+
+// braceEnd reports where a brace expansion starting at s[i] ends, when the
+// braces hold a comma or "..".
+func braceEnd(s string, i int) (int, bool) {
+	depth := 0
+	expands := false
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return j, expands
+			}
+		case ',':
+			expands = true
+		case '.':
+			if j+1 < len(s) && s[j+1] == '.' {
+				expands = true
+			}
+		}
+	}
+	return 0, false
+}
+
+func unescapeDouble(b *wordBuilder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+				b.literalByte(s[i])
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.literalByte(c)
+	}
+}
+
+// decodeANSIC decodes the body of a $'…' string.
+func decodeANSIC(s string) string {
+	if !strings.ContainsRune(s, '\\') {
+		return s
+	}
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			out = append(out, '\a')
+		case 'b':
+			out = append(out, '\b')
+		case 'e', 'E':
+			out = append(out, 0x1b)
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'v':
+			out = append(out, '\v')
+		case 'x', 'u', 'U':
+			max := 2
+			if e == 'u' {
+				max = 4
+			} else if e == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				out = append(out, '\\', e)
+				continue
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				out = append(out, byte(v))
+			} else {
+				out = utf8.AppendRune(out, rune(v))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 16)
+			out = append(out, byte(v))
+			i = j - 1
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				out = append(out, s[i]&0x1f)
+			}
+		default: // \\ \' \" \? and unknown escapes
+			if e == '\\' || e == '\'' || e == '"' || e == '?' {
+				out = append(out, e)
+			} else {
+				out = append(out, '\\', e)
+			}
+		}
+	}
+	return string(out)
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
