@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// largeFixture spreads n servers across every file layer and three import
+// kinds (cursor, vscode, codex TOML).
+func largeFixture(b *testing.B, n int) (home, proj string) {
+	home, proj = b.TempDir(), b.TempDir()
+	files := []string{
+		filepath.Join(home, ".config", "mcp", "mcp.json"),
+		filepath.Join(home, ".agents", "mcp.json"),
+		filepath.Join(home, ".agents", "mcp", "mcp.json"),
+		filepath.Join(home, ".pi", "agent", "mcp.json"),
+		filepath.Join(proj, ".mcp.json"),
+		filepath.Join(proj, ".pi", "mcp.json"),
+		filepath.Join(home, ".cursor", "mcp.json"),
+		filepath.Join(proj, ".vscode", "mcp.json"),
+	}
+	bodies := make([]strings.Builder, len(files))
+	var toml strings.Builder
+	for i := 0; i < n; i++ {
+		slot := i % (len(files) + 1)
+		if slot == len(files) {
+			fmt.Fprintf(&toml, "[mcp_servers.codex-%d]\ncommand = \"node\"\nargs = [\"s%d.js\"]\n", i, i)
+			continue
+		}
+		w := &bodies[slot]
+		if w.Len() > 0 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `"srv-%d": {"command": "node", "args": ["server-%d.js", "--port", "%d"], "env": {"TOKEN": "${TOKEN_%d}", "MODE": "fast"}}`, i, i, i, i)
+	}
+	for i, f := range files {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		body := "{\n  // generated\n  \"mcpServers\": {\n" + bodies[i].String() + "\n  }"
+		if f == filepath.Join(proj, ".mcp.json") {
+			body += `, "imports": ["cursor", "vscode", "codex"]`
+		}
+		os.WriteFile(f, []byte(body+"\n}\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
+	os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(toml.String()), 0o644)
+	return home, proj
+}
+
+// BenchmarkListJSON1000 is `piagent-mcp list --json` in-process over 1,000
+// servers spread across all layers and imports.
+func BenchmarkListJSON1000(b *testing.B) {
+	home, proj := largeFixture(b, 1000)
+	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: proj, Home: home,
+		Environ: []string{"HOME=" + home, "PATH=/usr/bin:/bin"}, Now: time.Now}
+	if code := Main("piagent-mcp", []string{"list", "--json"}, env); code != 0 {
+		b.Fatalf("exit %d", code)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Main("piagent-mcp", []string{"list", "--json"}, env)
+	}
+}
