@@ -1,0 +1,240 @@
+// piagent's Pi extension. It is deliberately thin: every decision comes from
+// the Go helper (`piagent guard serve`, docs/helper-protocol.md), started once
+// per session and asked on every tool call. What this file owns is the
+// fail-closed rule: when the helper cannot answer, a tool call is blocked, a
+// result is withheld and a broker request is denied.
+//
+// What it registers:
+//   tool_call      decide: block, confirm (ask the person, or block without a UI), warn once, allow
+//   tool_result    redact: the helper's content, or the output withheld when it cannot be checked
+//   broker         pi-mcp-adapter:tool-approval-request, a second layer for mcpScript and UI iframes
+//   session_start  the session notice from `state`
+//   /piagent-mcp   approve, reject, … as a person's act (command.ts)
+//
+// Only type imports from Pi's packages: jiti erases them, so the package has
+// no runtime dependencies.
+
+import type {
+  ExtensionAPI,
+  ExtensionCommandContext,
+  ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { completions, handleMcpCommand, StateCache } from "./command.ts";
+import {
+  blockReason,
+  type ContentPart,
+  describeFailure,
+  fixFor,
+  Guard,
+  unavailableReason,
+  withheldText,
+} from "./guard.ts";
+import { HelperError } from "./helper.ts";
+
+/** The adapter's approval-broker event (pi-mcp-adapter 2.36 types.ts). */
+const TOOL_APPROVAL_REQUEST_EVENT = "pi-mcp-adapter:tool-approval-request";
+
+type BrokerDecision = "allow_once" | "allow_for_session" | "deny" | "abstain";
+
+/** The adapter's McpToolApprovalRequest, as far as we read it. */
+interface ToolApprovalRequest {
+  requestId?: string;
+  serverName: string;
+  originalToolName?: string;
+  prefixedToolName?: string;
+  origin?: string;
+  signal?: AbortSignal;
+  claim(handler: () => BrokerDecision | Promise<BrokerDecision>): boolean;
+}
+
+/**
+ * What of a result's details survives redaction: the adapter's `error` code,
+ * which its own tool_result handler reads to mark MCP failures as errors.
+ */
+function keptDetails(details: unknown, removed: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { piagent: removed > 0 ? { redacted: removed } : { withheld: true } };
+  if (details && typeof details === "object" && typeof (details as { error?: unknown }).error === "string") {
+    out.error = (details as { error: string }).error;
+  }
+  return out;
+}
+
+export default function piagentExtension(pi: ExtensionAPI): void {
+  const guard = new Guard();
+  const cache = new StateCache(guard);
+  /** The latest context, for the broker (its event carries none). */
+  let lastCtx: ExtensionContext | undefined;
+  /** Messages shown once per session (warn decisions, broker denials). */
+  const shown = new Set<string>();
+  /** Calls whose result the helper said needs no redaction. */
+  const noRedact = new Set<string>();
+  /** Whether the person was told that the helper is down (reset when it answers). */
+  let toldDown = false;
+
+  const projectOf = (ctx: ExtensionContext | undefined): string => ctx?.cwd || process.cwd();
+
+  function tell(ctx: ExtensionContext | undefined, text: string, level: "info" | "warning" | "error"): void {
+    if (ctx?.hasUI) {
+      try {
+        ctx.ui.notify(text, level);
+        return;
+      } catch {
+        // a stale context after a reload: fall through to stderr
+      }
+    }
+    process.stderr.write(text.endsWith("\n") ? text : text + "\n");
+  }
+
+  function once(ctx: ExtensionContext | undefined, key: string, text: string, level: "info" | "warning" | "error"): void {
+    if (shown.has(key)) return;
+    shown.add(key);
+    tell(ctx, text, level);
+  }
+
+  function helperDown(ctx: ExtensionContext | undefined, err: unknown): void {
+    if (toldDown) return;
+    toldDown = true;
+    tell(ctx, unavailableReason(err), "error");
+  }
+
+  function sourcePathOf(toolName: string): string | undefined {
+    try {
+      return pi.getAllTools().find((t) => t.name === toolName)?.sourceInfo?.path;
+    } catch {
+      return undefined;
+    }
+  }
+
+  pi.on("session_start", async (_event, ctx) => {
+    lastCtx = ctx;
+    shown.clear();
+    noRedact.clear();
+    toldDown = false;
+    try {
+      const st = await cache.refresh(projectOf(ctx));
+      // PIAGENT_NO_MCP_NOTICE=1 empties notice on the Go side.
+      if (st.notice.length > 0) tell(ctx, st.notice.join("\n"), "warning");
+    } catch (err) {
+      helperDown(ctx, err);
+    }
+  });
+
+  pi.on("session_shutdown", async () => {
+    guard.stop();
+  });
+
+  pi.on("tool_call", async (event, ctx) => {
+    lastCtx = ctx;
+    let d;
+    try {
+      d = await guard.decide(projectOf(ctx), {
+        toolName: event.toolName,
+        input: event.input,
+        sourcePath: sourcePathOf(event.toolName),
+        toolCallId: event.toolCallId,
+      });
+    } catch (err) {
+      if (!(err instanceof HelperError)) helperDown(ctx, err);
+      return { block: true, reason: unavailableReason(err) };
+    }
+    toldDown = false;
+    switch (d?.action) {
+      case "allow":
+        break;
+      case "warn":
+        once(ctx, `warn\u0000${d.reason}`, blockReason(d), "warning");
+        break;
+      case "confirm": {
+        const reason = blockReason(d);
+        if (!ctx.hasUI) {
+          return { block: true, reason: `${reason}\n(piagent asks a person to confirm this call; there is no UI in this mode to ask.)` };
+        }
+        const ok = await ctx.ui.confirm(`piagent: allow ${event.toolName}?`, reason);
+        if (!ok) return { block: true, reason: `${reason}\n(A person declined this call.)` };
+        break;
+      }
+      case "block":
+        return { block: true, reason: blockReason(d) };
+      default:
+        return {
+          block: true,
+          reason: `piagent: the guard helper gave an answer this extension does not know (${JSON.stringify(d?.action)}); ` +
+            `the call is blocked. Install the extension that matches the binary: pi install "$(piagent extension path)"`,
+        };
+    }
+    if (d.redact === false) noRedact.add(event.toolCallId);
+    return undefined;
+  });
+
+  pi.on("tool_result", async (event, ctx) => {
+    lastCtx = ctx;
+    if (noRedact.delete(event.toolCallId)) return undefined;
+    const content = event.content as ContentPart[];
+    // Parts that are not text pass through the helper unchanged: nothing to ask.
+    if (!Array.isArray(content) || !content.some((p) => p?.type === "text")) return undefined;
+    try {
+      const r = await guard.redact(projectOf(ctx), {
+        toolName: event.toolName,
+        input: event.input,
+        content,
+        isError: event.isError,
+      });
+      if (!r || !Array.isArray(r.content)) throw new HelperError("bad-result", "redact answered without content");
+      if (r.removed === 0) return undefined;
+      // details can carry the raw result too (the adapter keeps mcpResult
+      // there), and Pi writes details to the session file and the event
+      // stream: keep only the adapter's error signal.
+      return { content: r.content as typeof event.content, details: keptDetails(event.details, r.removed) };
+    } catch (err) {
+      // Pi does not block on a failing result handler: withholding is the closed path.
+      if (!(err instanceof HelperError)) helperDown(ctx, err);
+      return {
+        content: [{ type: "text" as const, text: withheldText(err) }],
+        details: keptDetails(event.details, 0),
+        isError: true,
+      };
+    }
+  });
+
+  pi.events.on(TOOL_APPROVAL_REQUEST_EVENT, (data: unknown) => {
+    const req = data as ToolApprovalRequest;
+    if (!req || typeof req.claim !== "function") return;
+    const ctx = lastCtx;
+    // The first synchronous claim wins, so claim before anything is awaited.
+    req.claim(async (): Promise<BrokerDecision> => {
+      try {
+        const a = await guard.broker(projectOf(ctx), {
+          serverName: req.serverName,
+          originalToolName: req.originalToolName,
+          origin: req.origin,
+        });
+        if (a?.action === "allow") return "allow_once";
+        const why = a?.reason || "the guard did not allow it";
+        once(ctx, `broker\u0000${req.serverName}\u0000${why}`,
+          `piagent: denied an MCP call to ${req.serverName} (${req.origin ?? "call"}): ${why}`, "warning");
+        return "deny";
+      } catch (err) {
+        once(ctx, `broker-down\u0000${req.serverName}`,
+          `piagent: denied an MCP call to ${req.serverName}: ${describeFailure(err)}. To fix: ${fixFor(err)}.`, "error");
+        return "deny";
+      }
+    });
+  });
+
+  pi.registerCommand("piagent-mcp", {
+    description: "MCP servers in this project: status, approve, reject, enable, disable, doctor, …",
+    getArgumentCompletions: (prefix: string) => {
+      if (!cache.last) cache.refresh(projectOf(lastCtx)).catch(() => undefined);
+      return completions(prefix, cache.last);
+    },
+    handler: async (args: string, ctx: ExtensionCommandContext) => {
+      lastCtx = ctx;
+      await handleMcpCommand(args, ctx, { guard, cache, project: projectOf });
+    },
+  });
+
+  // Issue 7 registers here: /piagent-mode (show and switch the tool-policy mode,
+  // through the helper) and the model's policy tools piagent_tool_policy_check
+  // and piagent_exec_policy_check, which must answer through guard.decide so
+  // they agree with the gate by construction.
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// stub-helper.mjs: a stand-in for `piagent guard serve`, for checking the
+// extension's side of docs/helper-protocol.md without the Go binary. It is a
+// test fixture, not a guard: its rules are a few fixed strings.
+//
+//   PIAGENT_BIN=extensions/pi/testdata/stub-helper.mjs pi -e extensions/pi/index.ts …
+//
+// Environment:
+//   STUB_LOG=FILE          append every request line (and "start") to FILE
+//   STUB_APPROVED=a,b      servers that decide and broker allow
+//   STUB_HANDSHAKE=bad     send a handshake with the wrong protocol version
+//   STUB_EXIT_AFTER=N      exit (status 3) when request N+1 arrives, without answering it
+//   STUB_HANG=METHOD       never answer METHOD
+//   STUB_ERROR=METHOD      answer METHOD with an in-band error
+//   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
+//
+// Rules: decide blocks `mcp` calls (and names containing "repo-tools_") for
+// servers not in STUB_APPROVED, and `bash` commands that run `approve`; it
+// answers confirm for tool "ship", warn for "unregistered", an unknown action
+// for "weird", and allow with redact:false for "ls"; redact replaces
+// "SECRET123" with "[redacted]".
+
+import { appendFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+
+const argv = process.argv.slice(2);
+if (argv[0] !== "guard" || argv[1] !== "serve") {
+  if (process.env.STUB_PIAGENT) {
+    const r = spawnSync(process.env.STUB_PIAGENT, argv, { stdio: "inherit" });
+    process.exit(r.status ?? 1);
+  }
+  if (argv[0] === "mcp" && argv[1] === "list") {
+    console.log("NAME        STATE             SOURCE");
+    console.log("repo-tools  pending-approval  .mcp.json");
+    process.exit(1);
+  }
+  console.log(`stub piagent: ${argv.join(" ")}`);
+  process.exit(0);
+}
+
+const log = (s) => process.env.STUB_LOG && appendFileSync(process.env.STUB_LOG, s + "\n");
+const approved = new Set((process.env.STUB_APPROVED ?? "").split(",").filter(Boolean));
+const exitAfter = process.env.STUB_EXIT_AFTER ? Number(process.env.STUB_EXIT_AFTER) : Infinity;
+const project = argv[argv.indexOf("--project") + 1] ?? process.cwd();
+let served = 0;
+
+log(`start ${project}`);
+const send = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+
+function decide(p) {
+  const input = p.input ?? {};
+  if (p.toolName === "ship") return { action: "confirm", code: "ship", reason: "shipping needs a person", fix: "" };
+  if (p.toolName === "unregistered") return { action: "warn", code: "unregistered-tool", reason: "tool unregistered is not in the registry" };
+  if (p.toolName === "weird") return { action: "maybe", code: "x", reason: "?" };
+  if (p.toolName === "bash" && /\bapprove\b/.test(String(input.command ?? ""))) {
+    return { action: "block", code: "self-protect", reason: "a tool call may not approve servers", fix: "piagent-mcp approve NAME" };
+  }
+  let server;
+  if (p.toolName === "mcp") server = input.server;
+  if (p.toolName.includes("repo-tools_")) server = "repo-tools";
+  if (server !== undefined && !approved.has(server)) {
+    return { action: "block", code: "pending-approval", reason: `MCP server ${server} is pending-approval`, server, state: "pending-approval", fix: `piagent-mcp approve ${server}` };
+  }
+  return { action: "allow", code: "allowed", reason: "", redact: p.toolName === "ls" ? false : undefined };
+}
+
+function redact(p) {
+  let removed = 0;
+  const fix = (t) => t.replaceAll("SECRET123", () => (removed++, "[redacted]"));
+  const content = typeof p.content === "string"
+    ? fix(p.content)
+    : p.content.map((part) => (part.type === "text" ? { ...part, text: fix(part.text) } : part));
+  return { content, removed, rules: removed ? ["stub-secret"] : [] };
+}
+
+const methods = {
+  ping: () => ({ ok: true }),
+  decide,
+  redact,
+  broker: (p) => (approved.has(p.serverName) ? { action: "allow", reason: "" } : { action: "deny", reason: `${p.serverName} is not approved` }),
+  state: () => ({
+    project,
+    fullBlock: false,
+    blocks: [],
+    servers: [
+      { name: "repo-tools", state: approved.has("repo-tools") ? "ready" : "pending-approval", repositoryControlled: true },
+      { name: "other", state: "pending-approval", repositoryControlled: true },
+      { name: "mine", state: "disabled", repositoryControlled: false },
+    ],
+    notice: approved.has("repo-tools") ? [] : ["piagent: MCP server repo-tools is pending-approval; fix: piagent-mcp approve repo-tools"],
+  }),
+};
+
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (s) => {
+  buf += s;
+  let nl;
+  while ((nl = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    log(line);
+    if (served >= exitAfter) process.exit(3);
+    served++;
+    let req;
+    try {
+      req = JSON.parse(line);
+    } catch {
+      send({ id: null, error: { code: "framing", message: "not JSON" } });
+      process.exit(1);
+    }
+    if (process.env.STUB_HANG === req.method) continue;
+    if (process.env.STUB_ERROR === req.method) {
+      send({ id: req.id, error: { code: "internal", message: `stub error for ${req.method}` } });
+      continue;
+    }
+    const fn = methods[req.method];
+    if (!fn) send({ id: req.id, error: { code: "unknown-method", message: req.method } });
+    else send({ id: req.id, result: fn(req.params ?? {}) });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
