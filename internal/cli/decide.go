@@ -54,7 +54,14 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		a.printApproval(g, s)
-		if a.env.Interactive && !*yes {
+		if !a.env.Interactive && !*yes {
+			// Consent is a person's act: without a terminal to ask on, the
+			// person says so with --yes (the Pi slash command does, after its
+			// own confirmation).
+			return refused(fmt.Errorf("not approved: no terminal to ask for confirmation on"),
+				"read the definition above, then run '"+a.mcpCmd()+" approve "+s.Name+" --yes'")
+		}
+		if !*yes {
 			ok, err := a.confirm(fmt.Sprintf("Approve %s for %s? [y/N] ", s.Name, g.Project))
 			if err != nil {
 				return err
