@@ -62,10 +62,6 @@ export const SUBCOMMANDS: Subcommand[] = [
   { name: "notice", usage: "notice", help: "print the session notice" },
 ];
 
-// Issue 7 adds /piagent-mode (show and switch the tool-policy mode) beside this
-// command; it is registered in index.ts next to registerMcpCommand and follows
-// the same pattern: typed subcommand, menu with a UI, print without one.
-
 function subcommand(name: string): Subcommand | undefined {
   return SUBCOMMANDS.find((s) => s.name === name);
 }
@@ -115,8 +111,12 @@ export interface CliRun {
 
 /** Runs `piagent mcp SUB --project DIR ARGS…` with stdin closed. */
 export function runCli(project: string, sub: string, args: string[]): Promise<CliRun> {
+  return runPiagent(project, ["mcp", sub, "--project", project, ...args]);
+}
+
+/** Runs `piagent ARGV…` in project with stdin closed. */
+export function runPiagent(project: string, argv: string[]): Promise<CliRun> {
   const bin = piagentBinary();
-  const argv = ["mcp", sub, "--project", project, ...args];
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
@@ -141,13 +141,13 @@ export function runCli(project: string, sub: string, args: string[]): Promise<Cl
 }
 
 /** Where the command's words go: the UI when there is one, else stdio. */
-interface Output {
+export interface Output {
   info(text: string): void;
   warn(text: string): void;
   error(text: string): void;
 }
 
-function outputFor(ctx: ExtensionCommandContext): Output {
+export function outputFor(ctx: ExtensionCommandContext): Output {
   if (ctx.hasUI) {
     return {
       info: (t) => ctx.ui.notify(t, "info"),

@@ -4,7 +4,7 @@
 // only what to do when there is no answer: block the call, withhold the
 // result, deny the broker request.
 
-import { FIND_HINT, HelperClient, HelperError, HelperUnavailable, REQUEST_TIMEOUT_MS } from "./helper.ts";
+import { FIND_HINT, type Handshake, HelperClient, HelperError, HelperUnavailable, REQUEST_TIMEOUT_MS } from "./helper.ts";
 
 export type DecideAction = "allow" | "block" | "confirm" | "warn";
 
@@ -28,6 +28,21 @@ export interface TextPart {
   text: string;
 }
 export type ContentPart = TextPart | { type: string; [key: string]: unknown };
+
+/** The answer of `check`: a decision, plus the policy rule that fired and its subject. */
+export interface CheckAnswer extends Decision {
+  rule?: string;
+  subject?: string;
+}
+
+/** The answer of `mode`. */
+export interface ModeAnswer {
+  /** The mode calls run under; "" when no one chose one (the policy's default applies). */
+  mode: string;
+  modes: string[];
+  /** Whether the mode is this session's choice (made with /piagent-mode). */
+  session: boolean;
+}
 
 /** The answer of `redact`. */
 export interface Redaction {
@@ -111,11 +126,50 @@ export function blockReason(d: Decision): string {
   return reason;
 }
 
-/** Guard is the session's view of the helper: typed calls for one project. */
+/**
+ * Guard is the session's view of the helper: typed calls for one project.
+ *
+ * It also keeps the session's mode. The helper holds a mode set with
+ * /piagent-mode only while it runs; when it dies and a new one starts, the
+ * new one would fall back to the project's choice, which may allow more.
+ * So the first request to every new helper sets the session's mode again,
+ * and a request whose mode cannot be restored fails (and is blocked).
+ */
 export class Guard {
   readonly client: HelperClient;
+  /** The mode chosen for this session, when one was. */
+  private sessionMode: string | undefined;
+  /** The handshake of the helper that holds sessionMode. */
+  private modeHolder: Handshake | undefined;
   constructor(client = new HelperClient()) {
     this.client = client;
+  }
+
+  /** Called with the session's mode whenever it changes (undefined: forgotten). */
+  onModeChange: ((mode: string | undefined) => void) | undefined;
+
+  /** The mode chosen for this session with /piagent-mode, if any. */
+  get chosen(): string | undefined {
+    return this.sessionMode;
+  }
+
+  /** Takes over a session mode chosen before a reload; the next request sets it on the helper. */
+  restoreMode(mode: string): void {
+    this.sessionMode = mode;
+    this.modeHolder = undefined;
+  }
+
+  /** Every request goes through here, so a restarted helper gets the session's mode first. */
+  private async request<T>(project: string, method: string, params: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+    if (this.sessionMode !== undefined) {
+      await this.client.start(project);
+      const hs = this.client.handshake;
+      if (hs === undefined || hs !== this.modeHolder) {
+        await this.client.request<ModeAnswer>(project, "mode", { set: this.sessionMode }, timeoutMs);
+        this.modeHolder = this.client.handshake;
+      }
+    }
+    return this.client.request<T>(project, method, params, timeoutMs);
   }
 
   decide(project: string, params: {
@@ -124,7 +178,32 @@ export class Guard {
     sourcePath?: string;
     toolCallId?: string;
   }): Promise<Decision> {
-    return this.client.request<Decision>(project, "decide", params);
+    return this.request<Decision>(project, "decide", params);
+  }
+
+  /** The same engine as decide, for the model's policy tools; the helper remembers nothing. */
+  check(project: string, params: { toolName: string; input: unknown }): Promise<CheckAnswer> {
+    return this.request<CheckAnswer>(project, "check", params);
+  }
+
+  /** Shows the mode, or sets it for this session (set). */
+  async mode(project: string, set?: string): Promise<ModeAnswer> {
+    if (set === undefined) return this.request<ModeAnswer>(project, "mode", {});
+    const answer = await this.client.request<ModeAnswer>(project, "mode", { set });
+    // Only a mode the helper accepted is remembered for restarts.
+    this.sessionMode = set;
+    this.modeHolder = this.client.handshake;
+    this.onModeChange?.(set);
+    return answer;
+  }
+
+  /** Forgets the session's mode (a new session): the helper that holds it is stopped. */
+  forgetMode(): void {
+    if (this.sessionMode === undefined) return;
+    this.sessionMode = undefined;
+    this.modeHolder = undefined;
+    this.onModeChange?.(undefined);
+    this.client.stop();
   }
 
   redact(project: string, params: {
@@ -133,7 +212,7 @@ export class Guard {
     content: ContentPart[];
     isError?: boolean;
   }): Promise<Redaction> {
-    return this.client.request<Redaction>(project, "redact", params);
+    return this.request<Redaction>(project, "redact", params);
   }
 
   broker(project: string, params: {
@@ -141,11 +220,11 @@ export class Guard {
     originalToolName?: string;
     origin?: string;
   }): Promise<BrokerAnswer> {
-    return this.client.request<BrokerAnswer>(project, "broker", params);
+    return this.request<BrokerAnswer>(project, "broker", params);
   }
 
   state(project: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<GateState> {
-    return this.client.request<GateState>(project, "state", {}, timeoutMs);
+    return this.request<GateState>(project, "state", {}, timeoutMs);
   }
 
   stop(): void {

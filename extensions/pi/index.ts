@@ -10,6 +10,9 @@
 //   broker         pi-mcp-adapter:tool-approval-request, a second layer for mcpScript and UI iframes
 //   session_start  the session notice from `state`
 //   /piagent-mcp   approve, reject, … as a person's act (command.ts)
+//   /piagent-mode  show and switch the tool-policy mode (policy.ts)
+//   piagent_tool_policy_check, piagent_exec_policy_check
+//                  the model asks the helper's `check`: the gate's own engine (policy.ts)
 //
 // Only type imports from Pi's packages: jiti erases them, so the package has
 // no runtime dependencies.
@@ -30,6 +33,16 @@ import {
   withheldText,
 } from "./guard.ts";
 import { HelperError } from "./helper.ts";
+import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
+
+/**
+ * Where a session's mode waits across a reload: Pi runs this factory again
+ * (under the launcher, after every /piagent-mcp decision) in the same
+ * process, and the mode the person chose must not silently fall back to a
+ * wider one.
+ */
+const CARRIED_MODE = Symbol.for("piagent.session-mode");
+type Carrier = { [CARRIED_MODE]?: string };
 
 /** The adapter's approval-broker event (pi-mcp-adapter 2.36 types.ts). */
 const TOOL_APPROVAL_REQUEST_EVENT = "pi-mcp-adapter:tool-approval-request";
@@ -61,6 +74,11 @@ function keptDetails(details: unknown, removed: number): Record<string, unknown>
 
 export default function piagentExtension(pi: ExtensionAPI): void {
   const guard = new Guard();
+  const carrier = globalThis as Carrier;
+  guard.onModeChange = (mode) => {
+    if (mode === undefined) delete carrier[CARRIED_MODE];
+    else carrier[CARRIED_MODE] = mode;
+  };
   const cache = new StateCache(guard);
   /** The latest context, for the broker (its event carries none). */
   let lastCtx: ExtensionContext | undefined;
@@ -105,8 +123,31 @@ export default function piagentExtension(pi: ExtensionAPI): void {
     }
   }
 
-  pi.on("session_start", async (_event, ctx) => {
+  /**
+   * Whether the tool Pi runs under this name is one of our policy tools. The
+   * schema object is ours alone, and Pi hands it back by identity, so a tool
+   * of another extension that merely takes the name does not qualify.
+   */
+  function ownPolicyTool(toolName: string): boolean {
+    const schema = OWN_SCHEMAS.get(toolName);
+    if (!schema) return false;
+    try {
+      return pi.getAllTools().find((t) => t.name === toolName)?.parameters === schema;
+    } catch {
+      return false;
+    }
+  }
+
+  pi.on("session_start", async (event, ctx) => {
     lastCtx = ctx;
+    // A mode chosen with /piagent-mode lasts for one session, reloads included.
+    const carried = carrier[CARRIED_MODE];
+    if (event?.reason === "reload") {
+      if (carried !== undefined && guard.chosen === undefined) guard.restoreMode(carried);
+    } else {
+      guard.forgetMode();
+      delete carrier[CARRIED_MODE];
+    }
     shown.clear();
     noRedact.clear();
     toldDown = false;
@@ -129,7 +170,12 @@ export default function piagentExtension(pi: ExtensionAPI): void {
     try {
       d = await guard.decide(projectOf(ctx), {
         toolName: event.toolName,
-        input: event.input,
+        // Our policy tools only ask a question: the call they describe is data,
+        // which `check` judges when they run. Gated with their payload, asking
+        // about `git push` would need a person's confirmation and asking about
+        // `.env` would be blocked as a read of it. They still pass the gate
+        // (full blocks, registry, mode) like any call.
+        input: ownPolicyTool(event.toolName) ? {} : event.input,
         sourcePath: sourcePathOf(event.toolName),
         toolCallId: event.toolCallId,
       });
@@ -233,8 +279,14 @@ export default function piagentExtension(pi: ExtensionAPI): void {
     },
   });
 
-  // Issue 7 registers here: /piagent-mode (show and switch the tool-policy mode,
-  // through the helper) and the model's policy tools piagent_tool_policy_check
-  // and piagent_exec_policy_check, which must answer through guard.decide so
-  // they agree with the gate by construction.
+  pi.registerCommand("piagent-mode", {
+    description: "Show or switch the tool-policy mode: readOnly, memory, docsWrite, sourceWrite, ship",
+    getArgumentCompletions: (prefix: string) => modeCompletions(prefix),
+    handler: async (args: string, ctx: ExtensionCommandContext) => {
+      lastCtx = ctx;
+      await handleModeCommand(args, ctx, { guard, project: projectOf });
+    },
+  });
+
+  for (const tool of policyTools(guard, projectOf)) pi.registerTool(tool);
 }

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { completions, splitArgs } from "../command.ts";
+import { checkText, matchMode, modeCompletions, modeText } from "../policy.ts";
 import { blockReason, type GateState } from "../guard.ts";
 import { HelperClient, HelperError, HelperUnavailable } from "../helper.ts";
 import piagentExtension from "../index.ts";
@@ -138,27 +139,38 @@ test("client: a missing binary is unavailable", async () => {
   await assert.rejects(c.request(project, "ping", {}), /was not found/);
 });
 
-// A fake Pi: records handlers, the command, the broker listener and UI calls.
+// A fake Pi: records handlers, commands, tools, the broker listener and UI calls.
 type Handler = (event: any, ctx: any) => Promise<any>;
-function fakePi() {
+function fakePi(extraTools: { name: string; parameters: unknown }[] = []) {
   const handlers = new Map<string, Handler>();
   const bus = new Map<string, (data: unknown) => void>();
+  const commands = new Map<string, any>();
+  const tools = new Map<string, any>();
   const pi = {
     on: (name: string, h: Handler) => void handlers.set(name, h),
-    registerCommand: () => {},
-    getAllTools: () => [{ name: "mcp", sourceInfo: { path: "/adapter/index.ts" } }],
+    registerCommand: (name: string, opts: any) => void commands.set(name, opts),
+    registerTool: (tool: any) => void tools.set(tool.name, tool),
+    // extraTools are another extension's, and win over ours of the same name.
+    getAllTools: () => [
+      { name: "mcp", sourceInfo: { path: "/adapter/index.ts" } },
+      ...extraTools.map((t) => ({ ...t, sourceInfo: { path: "/other/index.ts" } })),
+      ...[...tools.values()].filter((t) => !extraTools.some((e) => e.name === t.name))
+        .map((t) => ({ name: t.name, parameters: t.parameters, sourceInfo: { path: "/ext/index.ts" } })),
+    ],
     events: { on: (ch: string, h: (d: unknown) => void) => void bus.set(ch, h), emit: () => {} },
   };
   piagentExtension(pi as any);
-  return { handlers, bus };
+  return { handlers, bus, commands, tools };
 }
 
-function fakeCtx(hasUI: boolean, answers: { confirm?: boolean } = {}) {
+function fakeCtx(hasUI: boolean, answers: { confirm?: boolean; select?: (options: string[]) => string | undefined } = {}) {
   const notes: string[] = [];
   const asked: string[] = [];
+  const selects: { title: string; options: string[] }[] = [];
   return {
     notes,
     asked,
+    selects,
     ctx: {
       hasUI,
       cwd: project,
@@ -166,9 +178,37 @@ function fakeCtx(hasUI: boolean, answers: { confirm?: boolean } = {}) {
       ui: {
         notify: (m: string) => void notes.push(m),
         confirm: async (title: string) => (asked.push(title), answers.confirm ?? false),
+        select: async (title: string, options: string[]) => (selects.push({ title, options }), answers.select?.(options)),
       },
     },
   };
+}
+
+/**
+ * Captures what a no-UI command writes to stdout and stderr: the writes that
+ * start with "piagent" (every one of the extension's). Anything else, such as
+ * the test runner's own report, passes through.
+ */
+async function captured(fn: () => Promise<void>): Promise<string> {
+  let text = "";
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  const tap = (orig: typeof out) => ((s: any, ...rest: any[]) => {
+    if (typeof s === "string" && s.startsWith("piagent")) {
+      text += s;
+      return true;
+    }
+    return (orig as any)(s, ...rest);
+  }) as typeof process.stdout.write;
+  process.stdout.write = tap(out);
+  process.stderr.write = tap(err);
+  try {
+    await fn();
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+  return text;
 }
 
 test("extension: tool_call actions", async () => {
@@ -260,4 +300,151 @@ test("extension: the broker claims synchronously and denies unless the helper al
   assert.equal(await ask({ PIAGENT_BIN: stub, STUB_APPROVED: "ok" }, "other"), "deny");
   assert.equal(await ask({ PIAGENT_BIN: join(here, "no-such-piagent") }, "ok"), "deny");
   assert.equal(await ask({ PIAGENT_BIN: stub, STUB_ERROR: "broker", STUB_APPROVED: "ok" }, "ok"), "deny");
+});
+
+test("mode: completion and matching", () => {
+  assert.deepEqual(modeCompletions("")?.map((i) => i.value), ["readOnly", "memory", "docsWrite", "sourceWrite", "ship"]);
+  assert.deepEqual(modeCompletions("s")?.map((i) => i.value), ["sourceWrite", "ship"]);
+  assert.deepEqual(modeCompletions("READ")?.map((i) => i.value), ["readOnly"]);
+  assert.equal(modeCompletions("x"), null);
+  assert.equal(modeCompletions("ship now"), null, "one argument only");
+  assert.equal(matchMode("readonly"), "readOnly");
+  assert.equal(matchMode("ship"), "ship");
+  assert.equal(matchMode("yolo"), undefined);
+  const text = modeText({ mode: "docsWrite", source: "chosen for this session" }, ["readOnly", "docsWrite"]);
+  assert.match(text, /^piagent: mode docsWrite \(chosen for this session\)/);
+  assert.match(text, /\* docsWrite/);
+  assert.match(text, /  readOnly/);
+  assert.match(text, /piagent policy mode <mode>/);
+});
+
+test("/piagent-mode: prints without a UI, switches with an argument, picks with a select", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { commands, handlers } = fakePi();
+    const cmd = commands.get("piagent-mode");
+    assert.ok(cmd, "registered");
+    assert.deepEqual(cmd.getArgumentCompletions("doc")?.map((i: any) => i.value), ["docsWrite"]);
+
+    const noUI = fakeCtx(false);
+    let out = await captured(() => cmd.handler("", noUI.ctx));
+    assert.match(out, /mode sourceWrite \(the policy's default\)/, "no choice: the default from policy show");
+    assert.match(out, /\* sourceWrite/);
+    assert.match(out, /piagent policy mode <mode>/);
+
+    out = await captured(() => cmd.handler("readonly", noUI.ctx));
+    assert.match(out, /mode readOnly for this session/);
+    out = await captured(() => cmd.handler("", noUI.ctx));
+    assert.match(out, /mode readOnly \(chosen for this session\)/);
+    out = await captured(() => cmd.handler("bogus", noUI.ctx));
+    assert.match(out, /unknown mode "bogus"/);
+
+    const ui = fakeCtx(true, { select: (options) => options.find((o) => o.startsWith("ship")) });
+    await cmd.handler("", ui.ctx);
+    assert.equal(ui.selects.length, 1);
+    assert.deepEqual(ui.selects[0]!.options.map((o) => o.split(" ")[0]), ["readOnly", "memory", "docsWrite", "sourceWrite", "ship"]);
+    assert.match(ui.selects[0]!.options[0]!, /^readOnly \(current\)/, "the current mode is marked");
+    assert.match(ui.notes.join("\n"), /mode ship for this session/);
+
+    const cancel = fakeCtx(true, { select: () => undefined });
+    await cmd.handler("", cancel.ctx);
+    assert.equal(cancel.notes.length, 0, "a cancelled select changes nothing");
+    await handlers.get("session_shutdown")!({}, noUI.ctx);
+  });
+});
+
+test("the session mode survives a helper restart", async () => {
+  const log = join(here, `stub-${process.pid}.log`);
+  await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
+    const { commands, handlers } = fakePi();
+    const ctx = fakeCtx(false).ctx;
+    await captured(() => commands.get("piagent-mode").handler("memory", ctx));
+    // The helper goes away (stop leaves what a crash leaves: no connection).
+    await handlers.get("session_shutdown")!({}, ctx);
+    const out = await captured(() => commands.get("piagent-mode").handler("", ctx));
+    assert.match(out, /mode memory \(chosen for this session\)/, "set again on the new helper");
+    await handlers.get("session_shutdown")!({}, ctx);
+  });
+  const { readFileSync, rmSync } = await import("node:fs");
+  const lines = readFileSync(log, "utf8").split("\n");
+  rmSync(log, { force: true });
+  assert.equal(lines.filter((l) => l.startsWith("start")).length, 2);
+  assert.equal(lines.filter((l) => l.includes('"set":"memory"')).length, 2, "the second helper got the mode first");
+});
+
+test("policy tools: registered with plain JSON schemas; they answer from check", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { tools, handlers } = fakePi();
+    const exec = tools.get("piagent_exec_policy_check");
+    const tool = tools.get("piagent_tool_policy_check");
+    assert.ok(exec && tool);
+    assert.equal(exec.parameters.type, "object");
+    assert.deepEqual(tool.parameters.required, ["toolName", "input"]);
+    const ctx = fakeCtx(false).ctx;
+
+    const r = await exec.execute("1", { command: "rm -rf ~" }, undefined, undefined, ctx);
+    assert.match(r.content[0].text, /: block/);
+    assert.match(r.content[0].text, /rule: rm-root/);
+    assert.match(r.content[0].text, /subject: rm -rf ~/);
+    assert.equal(r.details.action, "block");
+    assert.equal(r.details.code, "shell-rule");
+    assert.equal(r.details.toolName, "bash");
+
+    const m = await tool.execute("2", { toolName: "mcp", input: { server: "repo-tools", tool: "echo" } }, undefined, undefined, ctx);
+    assert.equal(m.details.action, "block");
+    assert.match(m.content[0].text, /pending-approval/);
+    const ok = await tool.execute("3", { toolName: "read", input: { path: "a" } }, undefined, undefined, ctx);
+    assert.equal(ok.details.action, "allow");
+    assert.deepEqual(tool.prepareArguments({ toolName: "read", input: "{\"path\":\"a\"}" }), { toolName: "read", input: { path: "a" } });
+
+    // The gate sees our tool without its payload: asking about approve is not approving.
+    const gate = handlers.get("tool_call")!;
+    assert.equal(await gate({ type: "tool_call", toolName: "piagent_exec_policy_check", toolCallId: "g1",
+      input: { command: "piagent-mcp approve x" } }, ctx), undefined);
+    await handlers.get("session_shutdown")!({}, ctx);
+  });
+  await withEnv({ PIAGENT_BIN: join(here, "no-such-piagent") }, async () => {
+    const { tools } = fakePi();
+    const r = await tools.get("piagent_exec_policy_check").execute("1", { command: "ls" }, undefined, undefined, fakeCtx(false).ctx);
+    assert.equal(r.details.action, "block", "no helper: the call would be blocked");
+    assert.match(r.content[0].text, /would be blocked/);
+    assert.match(r.content[0].text, /not running/);
+  });
+});
+
+test("policy tools: another extension's tool of the same name is gated with its payload", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { handlers } = fakePi([{ name: "piagent_exec_policy_check", parameters: { type: "object" } }]);
+    const ctx = fakeCtx(false).ctx;
+    const d = await handlers.get("tool_call")!({ type: "tool_call", toolName: "piagent_exec_policy_check", toolCallId: "b",
+      input: { command: "piagent-mcp approve x" } }, ctx);
+    assert.equal(d?.block, true, "the name alone gives no pass");
+    await handlers.get("session_shutdown")!({}, ctx);
+  });
+});
+
+test("checkText", () => {
+  const t = checkText({ toolName: "bash" }, { action: "confirm", code: "shell-confirm", reason: "git push ships", rule: "git-push", subject: "git push" });
+  assert.match(t, /^piagent policy check of bash: confirm/);
+  assert.match(t, /rule: git-push/);
+  assert.match(t, /a person confirms it/);
+  assert.match(checkText({ toolName: "x" }, { action: "allow", code: "ok", reason: "" }), /would run/);
+});
+
+test("the session mode carries over a reload, not into a new session", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const ctx = fakeCtx(false).ctx;
+    const first = fakePi();
+    await captured(() => first.commands.get("piagent-mode").handler("docsWrite", ctx));
+    await first.handlers.get("session_shutdown")!({}, ctx);
+
+    const reloaded = fakePi(); // Pi runs the factory again on reload
+    await captured(() => reloaded.handlers.get("session_start")!({ type: "session_start", reason: "reload" }, ctx));
+    let out = await captured(() => reloaded.commands.get("piagent-mode").handler("", ctx));
+    assert.match(out, /mode docsWrite \(chosen for this session\)/);
+
+    await captured(() => reloaded.handlers.get("session_start")!({ type: "session_start", reason: "new" }, ctx));
+    out = await captured(() => reloaded.commands.get("piagent-mode").handler("", ctx));
+    assert.match(out, /mode sourceWrite \(the policy's default\)/, "a new session starts without the choice");
+    await reloaded.handlers.get("session_shutdown")!({}, ctx);
+  });
 });

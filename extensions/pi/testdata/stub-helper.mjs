@@ -15,10 +15,13 @@
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
 //
 // Rules: decide blocks `mcp` calls (and names containing "repo-tools_") for
-// servers not in STUB_APPROVED, and `bash` commands that run `approve`; it
+// servers not in STUB_APPROVED, and commands (bash, or any tool's `command`
+// field) that run `approve`; it
 // answers confirm for tool "ship", warn for "unregistered", an unknown action
 // for "weird", and allow with redact:false for "ls"; redact replaces
-// "SECRET123" with "[redacted]".
+// "SECRET123" with "[redacted]". check answers like decide, and blocks bash
+// commands containing "rm -rf" (rule rm-root); mode keeps a session mode
+// (none at start, like a project without a choice).
 
 import { appendFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -28,6 +31,10 @@ if (argv[0] !== "guard" || argv[1] !== "serve") {
   if (process.env.STUB_PIAGENT) {
     const r = spawnSync(process.env.STUB_PIAGENT, argv, { stdio: "inherit" });
     process.exit(r.status ?? 1);
+  }
+  if (argv[0] === "policy" && argv[1] === "show") {
+    console.log(JSON.stringify({ mode: "sourceWrite" }));
+    process.exit(0);
   }
   if (argv[0] === "mcp" && argv[1] === "list") {
     console.log("NAME        STATE             SOURCE");
@@ -53,7 +60,8 @@ function decide(p) {
   if (p.toolName === "ship") return { action: "confirm", code: "ship", reason: "shipping needs a person", fix: "" };
   if (p.toolName === "unregistered") return { action: "warn", code: "unregistered-tool", reason: "tool unregistered is not in the registry" };
   if (p.toolName === "weird") return { action: "maybe", code: "x", reason: "?" };
-  if (p.toolName === "bash" && /\bapprove\b/.test(String(input.command ?? ""))) {
+  // Like the real engine, a command field of any tool gets the shell rules.
+  if ((p.toolName === "bash" || typeof input.command === "string") && /\bapprove\b/.test(String(input.command ?? ""))) {
     return { action: "block", code: "self-protect", reason: "a tool call may not approve servers", fix: "piagent-mcp approve NAME" };
   }
   let server;
@@ -74,9 +82,30 @@ function redact(p) {
   return { content, removed, rules: removed ? ["stub-secret"] : [] };
 }
 
+const MODES = ["readOnly", "memory", "docsWrite", "sourceWrite", "ship"];
+let sessionMode = "";
+
+function check(p) {
+  const command = String((p.input ?? {}).command ?? "");
+  if (p.toolName === "bash" && command.includes("rm -rf")) {
+    return { action: "block", code: "shell-rule", reason: "rm -r of ~", rule: "rm-root", subject: command };
+  }
+  return decide(p);
+}
+
+function mode(p) {
+  if (p.set !== undefined && p.set !== "") {
+    if (!MODES.includes(p.set)) return { error: { code: "bad-params", message: `unknown mode ${p.set}` } };
+    sessionMode = p.set;
+  }
+  return { mode: sessionMode, modes: MODES, session: sessionMode !== "" };
+}
+
 const methods = {
   ping: () => ({ ok: true }),
   decide,
+  check,
+  mode,
   redact,
   broker: (p) => (approved.has(p.serverName) ? { action: "allow", reason: "" } : { action: "deny", reason: `${p.serverName} is not approved` }),
   state: () => ({
@@ -117,7 +146,11 @@ process.stdin.on("data", (s) => {
     }
     const fn = methods[req.method];
     if (!fn) send({ id: req.id, error: { code: "unknown-method", message: req.method } });
-    else send({ id: req.id, result: fn(req.params ?? {}) });
+    else {
+      const result = fn(req.params ?? {});
+      if (result && result.error) send({ id: req.id, error: result.error });
+      else send({ id: req.id, result });
+    }
   }
 });
 process.stdin.on("end", () => process.exit(0));
