@@ -52,7 +52,7 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 	if a.env.Home == "" {
 		return nil, refused(gate.ErrNoHome)
 	}
-	g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv})
+	g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: dir, Getenv: gate.RealEnv(a.env.Getenv)})
 	if err != nil {
 		return nil, refused(err)
 	}

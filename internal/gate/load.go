@@ -151,3 +151,19 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	c.mu.Unlock()
 	return g, nil
 }
+
+// RealEnv is getenv as the gate must read it. Inside a session that `piagent
+// pi` started, Pi inherits PI_MCP_CONFIG_MODE=exclusive, which points the
+// adapter at the generated file of approved servers; the gate itself must
+// still judge the real configuration, so the variable is hidden there.
+func RealEnv(getenv func(string) string) func(string) string {
+	if getenv == nil || getenv("PIAGENT_LAUNCHER") != "1" {
+		return getenv
+	}
+	return func(k string) string {
+		if k == "PI_MCP_CONFIG_MODE" {
+			return ""
+		}
+		return getenv(k)
+	}
+}
