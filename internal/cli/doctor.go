@@ -157,10 +157,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		for _, t := range d.ImportTargets {
 			switch t.Status {
 			case mcpconfig.TargetUnreadable:
-				where := disp(t.Path)
-				if t.Line > 0 {
-					where = fmt.Sprintf("%s:%d:%d", where, t.Line, t.Column)
-				}
+				where := at(disp(t.Path), t.Line, t.Column)
 				fmt.Fprintf(w, "  %s target %s exists but cannot be read: %s\n", t.Kind, where, t.Error)
 			default:
 				note := ""
@@ -174,10 +171,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	if len(g.View.Skipped) > 0 {
 		fmt.Fprintf(w, "\nskipped files (the adapter ignores them whole):\n")
 		for _, s := range g.View.Skipped {
-			where := disp(s.Path)
-			if s.Line > 0 {
-				where = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Column)
-			}
+			where := at(disp(s.Path), s.Line, s.Column)
 			fmt.Fprintf(w, "  %s: %s\n", where, s.Reason)
 		}
 	}

@@ -136,10 +136,7 @@ func clip(s string, n int) string {
 // printSkipped names every config file that exists but was not used.
 func (a *app) printSkipped(g *gate.Gate) {
 	for _, s := range g.View.Skipped {
-		where := display(a.env.Home, g.View.Cwd, s.Path)
-		if s.Line > 0 {
-			where = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Column)
-		}
+		where := at(display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
 		fmt.Fprintf(a.env.Stderr, "%s: warning: skipped %s: %s\n", a.name, where, s.Reason)
 	}
 }
@@ -153,4 +150,13 @@ func (a *app) printBlocks(g *gate.Gate) {
 		}
 		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
 	}
+}
+
+// at renders a position in a file as path:line:column, or the path alone
+// when the line is not known.
+func at(path string, line, col int) string {
+	if line <= 0 {
+		return path
+	}
+	return fmt.Sprintf("%s:%d:%d", path, line, col)
 }
