@@ -132,6 +132,7 @@ func (a *app) record(project, name string, dec *approval.Decision) error {
 		return refused(fmt.Errorf("cannot record the decision: %w", err),
 			"piagent never overwrites an approval store it cannot read; repair or move it")
 	}
+	a.refreshLaunch(project)
 	return nil
 }
 
@@ -217,6 +218,7 @@ func (a *app) resetCommand() *cobra.Command {
 		if err != nil {
 			return refused(fmt.Errorf("cannot reset: %w", err))
 		}
+		a.refreshLaunch(project)
 		switch {
 		case !found && name != "":
 			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,6 +64,7 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	if d.ImportTargets == nil {
 		d.ImportTargets = []mcpconfig.ImportTarget{}
 	}
+	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
 	if d.Warnings == nil {
 		d.Warnings = []gate.Warning{}
 	}
@@ -175,9 +177,9 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			fmt.Fprintf(w, "  %s: %s\n", where, s.Reason)
 		}
 	}
-	if len(g.Warnings) > 0 {
+	if len(d.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n")
-		for _, x := range g.Warnings {
+		for _, x := range d.Warnings {
 			where := ""
 			if x.File != "" {
 				where = disp(x.File) + ": "

@@ -116,6 +116,7 @@ func (a *app) editCommand(verb string) *cobra.Command {
 			}
 			out.DecisionDropped = dropped
 		}
+		a.refreshLaunch(g.Project)
 		if after, err := a.gate(c); err == nil {
 			if s2, ok := after.Server(s.Name); ok {
 				switch {

@@ -234,7 +234,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
 		}
-		return stateOf(g, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1"), nil
+		st := stateOf(g, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
+		// issue 6: without the launcher, name the unapproved servers the
+		// adapter may start before any tool call, and the fix.
+		if s.getenv("PIAGENT_NO_MCP_NOTICE") != "1" && s.getenv("PIAGENT_LAUNCHER") != "1" {
+			_, cerr := os.Stat(filepath.Join(g.View.AgentDir, "mcp-cache.json"))
+			st.Notice = append(st.Notice, gate.RiskNotice(gate.StartupRisk(g, cerr == nil))...)
+		}
+		return st, nil
 	}
 	return nil, &Error{Code: "unknown-method", Message: fmt.Sprintf("unknown method %q", method)}
 }
@@ -247,18 +254,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (s *Server) options() gate.Options {
-	getenv := s.Getenv
-	if s.getenv("PIAGENT_LAUNCHER") == "1" {
-		// Pi inherits PI_MCP_CONFIG_MODE=exclusive from the launcher, which
-		// points the adapter at the generated file of approved servers. The
-		// gate itself must judge the real configuration.
-		getenv = func(k string) string {
-			if k == "PI_MCP_CONFIG_MODE" {
-				return ""
-			}
-			return s.getenv(k)
-		}
-	}
+	getenv := gate.RealEnv(s.Getenv)
 	agentDir := paths.AgentDir(s.Home, s.Cwd, getenv)
 	return gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: getenv,
 		Extra: []string{filepath.Join(agentDir, "mcp-cache.json"), policy.UserFile(s.Home), policy.ProjectFile(s.Cwd), policy.ModeStoreFile(s.Home)}}
@@ -353,7 +349,11 @@ func (s *Server) mode(set string) (any, error) {
 	if err != nil {
 		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
 	}
-	return map[string]any{"mode": snap.Facts().Mode, "modes": policy.Modes, "session": s.sessionMode != ""}, nil
+	mode := snap.Facts().Mode
+	if mode == "" {
+		mode = snap.Policy().Mode() // nobody chose: the policy's default
+	}
+	return map[string]any{"mode": mode, "modes": policy.Modes, "session": s.sessionMode != ""}, nil
 }
 
 // redact prepares a tool result for the model. content is a string or Pi's

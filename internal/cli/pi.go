@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/paths"
+)
+
+func init() {
+	extraCommands = append(extraCommands, (*app).piCommand, (*app).launchConfigCommand)
+}
+
+const piLong = `Starts Pi so that the MCP adapter can only ever see approved servers.
+
+piagent computes the approval gate for the working directory, writes the
+configuration of what may run (your own servers, and the repository's servers
+that are approved and unchanged) to ~/.pi/piagent/launch/, and starts Pi with
+PI_MCP_CONFIG_MODE=exclusive and --mcp-config pointing at that file. The
+adapter then reads no repository file at all: no unapproved server is started
+at startup, by the cache bootstrap, by eager or keep-alive lifecycles, by
+host-config discovery, Pi packages or plugins, or by any tool.
+
+Before Pi starts, piagent lists the repository servers it held back and the
+command that approves each. Approve in a terminal, or inside the session with
+/piagent-mcp approve NAME: the session reloads and the server is available.
+
+Every argument is passed to Pi unchanged (so 'piagent pi --help' is Pi's
+help); Pi's exit status is piagent's. Pi is found through PIAGENT_PI (an
+executable, for example the npm package's dist/bundle/cli.js), then 'pi' on
+PATH. Pi's package commands (install, remove, update, list, config) are passed
+through as they are.`
+
+// piPackageCommands start no session; they need no gate.
+var piPackageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
+
+func (a *app) piCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:                "pi [PI ARGS...]",
+		Short:              "Start Pi with only approved MCP servers visible to its adapter (--piagent-help for this help)",
+		Long:               piLong,
+		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
+	}
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		for _, arg := range args {
+			if arg == "--piagent-help" {
+				return c.Help()
+			}
+		}
+		return a.launchPi(args)
+	})
+	return c
+}
+
+// errPiNotFound is returned when neither PIAGENT_PI nor PATH has Pi.
+var errPiNotFound = errors.New("pi not found: PIAGENT_PI is not set and there is no pi on PATH")
+
+func (a *app) launchPi(args []string) error {
+	pi, err := a.findPi()
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 && piPackageCommands[args[0]] {
+		return a.runPi(pi, args, a.env.Environ)
+	}
+	for _, arg := range args {
+		if arg == "--mcp-config" || strings.HasPrefix(arg, "--mcp-config=") {
+			return usageErr(errors.New("piagent pi sets --mcp-config itself"),
+				"put servers in your own config files (~/.pi/agent/mcp.json, ~/.config/mcp/mcp.json); piagent pi passes every approved one to Pi")
+		}
+	}
+	dir := a.env.Dir
+	if dir == "" || !filepath.IsAbs(dir) {
+		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
+	}
+	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv)
+	if err != nil {
+		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
+	}
+	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
+		for _, l := range launchNotice(g, held) {
+			fmt.Fprintln(a.env.Stderr, l)
+		}
+	}
+	env := withEnv(a.env.Environ, map[string]string{
+		launch.EnvMode:     "exclusive",
+		launch.EnvLauncher: "1",
+		launch.EnvConfig:   path,
+		launch.EnvProject:  g.Project,
+	})
+	return a.runPi(pi, append([]string{"--mcp-config", path}, args...), env)
+}
+
+// launchNotice is what piagent pi prints before Pi starts: every full block,
+// and every repository server held back with the command that lets it run.
+func launchNotice(g *gate.Gate, held []launch.Held) []string {
+	var out []string
+	for _, b := range g.Blocks {
+		out = append(out, fmt.Sprintf("piagent: every tool call is blocked: %s; %s", b.Reason, b.Fix))
+	}
+	waiting := 0
+	for _, h := range held {
+		if h.State == gate.Rejected {
+			out = append(out, fmt.Sprintf("piagent: held back MCP server %s (rejected for this project); to use it after all: %s", h.Server, h.Approve))
+			continue
+		}
+		waiting++
+		out = append(out, fmt.Sprintf("piagent: held back MCP server %s (%s: %s); approve: %s", h.Server, h.State, h.Reason, h.Approve))
+	}
+	if waiting > 0 {
+		out = append(out, "piagent: or, inside Pi, /piagent-mcp approve NAME: the session reloads with the server")
+	}
+	return out
+}
+
+// findPi is PIAGENT_PI, which must be an executable file, or pi on PATH.
+func (a *app) findPi() (string, error) {
+	if p := a.env.Getenv("PIAGENT_PI"); p != "" {
+		p = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, p))
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return "", usageErr(fmt.Errorf("PIAGENT_PI=%s: %v", p, unwrapPathErr(err)),
+				"point PIAGENT_PI at Pi's executable, for example <npm prefix>/lib/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
+		case fi.IsDir() || fi.Mode()&0o111 == 0:
+			return "", usageErr(fmt.Errorf("PIAGENT_PI=%s is not an executable file", p),
+				"chmod +x it, or point PIAGENT_PI at Pi's executable")
+		}
+		return p, nil
+	}
+	for _, dir := range filepath.SplitList(a.env.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		p := paths.Abs(a.env.Dir, filepath.Join(dir, "pi"))
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", usageErr(errPiNotFound,
+		"install Pi: npm install -g @earendil-works/pi-coding-agent",
+		"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
+}
+
+// withEnv is environ with the given variables set, every earlier assignment
+// of them removed.
+func withEnv(environ []string, set map[string]string) []string {
+	out := make([]string, 0, len(environ)+len(set))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range []string{launch.EnvMode, launch.EnvLauncher, launch.EnvConfig, launch.EnvProject} {
+		if v, ok := set[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// forwarded are the signals passed on to Pi. A terminal's Ctrl-C reaches Pi
+// directly too (same process group); Pi treats a second SIGINT like the
+// first.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// runPi runs Pi with stdio inherited and returns its exit status as this
+// command's: 128+n when a signal ended it.
+func (a *app) runPi(pi string, args []string, env []string) error {
+	cmd := exec.Command(pi, args...)
+	cmd.Dir = a.env.Dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.env.Stdin, a.env.Stdout, a.env.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return refused(fmt.Errorf("cannot start %s: %w", pi, err),
+			"if it is a script, check its #! line (Pi's cli.js needs node on PATH)")
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	code := 0
+	if st := cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		} else {
+			code = st.ExitCode()
+		}
+	} else if err != nil {
+		return refused(fmt.Errorf("running %s: %w", pi, err))
+	}
+	if code == 0 {
+		return nil
+	}
+	return &cliError{code: code, err: fmt.Errorf("pi exited with status %d", code), quiet: true}
+}
+
+func (a *app) launchConfigCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:    "launch-config",
+		Short:  "Rewrite the MCP configuration piagent pi gives Pi, and print its path",
+		Args:   cobra.NoArgs,
+		Hidden: true,
+	}
+	c.Flags().String("project", "", "the project directory (default: the working directory)")
+	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv)
+		if err != nil {
+			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
+		}
+		fmt.Fprintln(a.env.Stdout, path)
+		return nil
+	})
+	return c
+}
+
+// refreshLaunch rewrites the launch configuration after a decision taken
+// inside a session piagent pi started; elsewhere it does nothing. A failure
+// is a warning: the decision itself is recorded.
+func (a *app) refreshLaunch(project string) {
+	if err := launch.Refresh(a.env.Home, project, a.env.Getenv); err != nil {
+		fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err)
+	}
+}
+
+// startupWarnings are doctor's warnings for the unapproved repository
+// servers the adapter could start before any tool call when Pi runs without
+// the launcher. They do not change doctor's exit status.
+func startupWarnings(g *gate.Gate) []gate.Warning {
+	_, err := os.Stat(filepath.Join(g.View.AgentDir, "mcp-cache.json"))
+	var out []gate.Warning
+	for _, r := range gate.StartupRisk(g, err == nil) {
+		out = append(out, gate.Warning{Code: "startup-risk", Server: r.Server,
+			Text: "without the launcher the adapter may start it before any tool call: " + r.Why + "; start Pi with 'piagent pi'"})
+	}
+	return out
+}

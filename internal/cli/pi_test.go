@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/piagent/piagent/internal/gate"
+)
+
+// fakePi writes an executable shell script and returns an Env that runs
+// `piagent pi` in a fresh project with PIAGENT_PI pointing at it.
+func fakePi(t *testing.T, script string) (Env, *bytes.Buffer) {
+	t.Helper()
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pi := filepath.Join(root, "pi.sh")
+	if err := os.WriteFile(pi, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	return Env{
+		Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr,
+		Environ: []string{"PATH=/usr/bin:/bin", "HOME=" + home, "PIAGENT_PI=" + pi, "ROOT=" + root},
+		Dir:     proj, Home: home,
+	}, &stderr
+}
+
+// Pi's exit status is piagent's; a signal that ends Pi gives 128+n.
+func TestPiExitStatus(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		script string
+		want   int
+	}{
+		{"exit 0\n", 0},
+		{"exit 3\n", 3},
+		{"exit 1\n", 1},
+		{"kill -TERM $$\n", 128 + 15},
+		{"kill -KILL $$\n", 128 + 9},
+	}
+	for _, tc := range cases {
+		env, stderr := fakePi(t, tc.script)
+		if got := Main("piagent", []string{"pi", "-p", "x"}, env); got != tc.want {
+			t.Errorf("%q: exit %d, want %d\nstderr: %s", tc.script, got, tc.want, stderr)
+		}
+		if tc.want != 0 && strings.Contains(stderr.String(), "error") {
+			t.Errorf("%q: piagent added an error of its own: %s", tc.script, stderr)
+		}
+	}
+}
+
+// A signal sent to piagent reaches Pi, and piagent waits for Pi's own exit.
+// Not parallel: it signals the test process, which catches the signal only
+// while piagent pi runs.
+func TestPiForwardsSignals(t *testing.T) {
+	env, stderr := fakePi(t, `trap 'echo TERM > "$ROOT/got"; exit 7' TERM
+echo ready > "$ROOT/ready"
+while :; do sleep 0.05; done
+`)
+	root := strings.TrimPrefix(env.Environ[3], "ROOT=")
+	done := make(chan int, 1)
+	go func() { done <- Main("piagent", []string{"pi"}, env) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(root, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fake pi never started; stderr: %s", stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 7 {
+			t.Errorf("exit %d, want Pi's 7", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("piagent pi did not return after SIGTERM")
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "got")); strings.TrimSpace(string(data)) != "TERM" {
+		t.Errorf("Pi did not receive SIGTERM (got %q)", data)
+	}
+}
+
+func TestWithEnv(t *testing.T) {
+	t.Parallel()
+	got := withEnv([]string{"A=1", "PI_MCP_CONFIG_MODE=merge", "PIAGENT_LAUNCHER=0", "B=2", "PI_MCP_CONFIG_MODE=x"},
+		map[string]string{"PI_MCP_CONFIG_MODE": "exclusive", "PIAGENT_LAUNCHER": "1", "PIAGENT_LAUNCH_CONFIG": "/c", "PIAGENT_PROJECT": "/p"})
+	want := []string{"A=1", "B=2", "PI_MCP_CONFIG_MODE=exclusive", "PIAGENT_LAUNCHER=1", "PIAGENT_LAUNCH_CONFIG=/c", "PIAGENT_PROJECT=/p"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+}
+
+func TestStartupWarnings(t *testing.T) {
+	t.Parallel()
+	env, _ := fakePi(t, "exit 0\n")
+	proj := env.Dir
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"r": {"command": "node", "lifecycle": "eager"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := gate.Load(gate.Options{Home: env.Home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startupWarnings(g)
+	if len(ws) != 1 || ws[0].Code != "startup-risk" || ws[0].Server != "r" ||
+		!strings.Contains(ws[0].Text, "no metadata cache") || !strings.Contains(ws[0].Text, "lifecycle eager") || !strings.Contains(ws[0].Text, "piagent pi") {
+		t.Errorf("warnings = %+v", ws)
+	}
+}
