@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -602,7 +603,7 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("saved store does not load: %v\n%s", err, out)
 		}
-		if diff := cmp.Diff(d, d2, cmp.AllowUnexported(Data{}, project{}, Decision{}), cmp.Comparer(jsonEqual)); diff != "" {
+		if diff := cmp.Diff(d, d2, cmp.AllowUnexported(Data{}, project{}, Decision{}), cmp.Comparer(jsonEqual), cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("round trip changed the store (-loaded +reloaded):\n%s", diff)
 		}
 		out2, _ := d2.marshal()
