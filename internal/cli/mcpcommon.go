@@ -106,9 +106,10 @@ func transport(e mcpconfig.Entry) string {
 	return t
 }
 
-// target is what a server runs or reaches, masked.
+// target is what a server runs or reaches, masked. Only the transport keys
+// are masked: the rest of the entry never reaches this column.
 func target(e mcpconfig.Entry) string {
-	m := secret.Mask(e)
+	m := secret.Mask(map[string]any{"command": e["command"], "args": e["args"], "url": e["url"], "socket": e["socket"]})
 	switch transport(e) {
 	case "stdio":
 		parts := []string{fmt.Sprint(m["command"])}

@@ -31,6 +31,8 @@ type Input struct {
 	// Optional names the variables a server may leave unset (a preset's
 	// optional API key); nil means none.
 	Optional func(server string) []string
+
+	onPath map[string]bool // PATH lookups made so far, by command name
 }
 
 func (in *Input) getenv(k string) string {
@@ -299,15 +301,24 @@ func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
 		}
 		return cmd, true
 	}
+	if found, ok := in.onPath[cmd]; ok {
+		return cmd, !found
+	}
+	found := false
 	for _, dir := range filepath.SplitList(in.getenv("PATH")) {
 		if dir == "" {
 			dir = "."
 		}
 		if fi, err := in.FS.Stat(filepath.Join(dir, cmd)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return "", false
+			found = true
+			break
 		}
 	}
-	return cmd, true
+	if in.onPath == nil {
+		in.onPath = map[string]bool{}
+	}
+	in.onPath[cmd] = found
+	return cmd, !found
 }
 
 // baseDir is where a stdio server starts: its cwd, or the session cwd.
