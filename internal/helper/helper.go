@@ -210,11 +210,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
 		}
-		snap, err := s.snapshot()
-		if err != nil {
-			return map[string]string{"action": "deny", "reason": "piagent: the MCP gate cannot be evaluated: " + err.Error()}, nil
+		if p.ServerName == "" {
+			return nil, badParams(errors.New("serverName is required"))
 		}
-		d := snap.Decide(guard.Call{ToolName: "mcp", Input: map[string]any{"server": p.ServerName, "tool": "?"}})
+		// The adapter asks after it resolved a call to one server (a call
+		// from mcpScript or a UI iframe): decide it as a proxy call naming
+		// that server, remembering nothing (the warn-once belongs to the
+		// tool call itself). A gate that cannot be evaluated denies.
+		d := s.decide(guard.Call{ToolName: "mcp", Input: map[string]any{"server": p.ServerName, "tool": "?"}}, true)
 		if d.Allowed() {
 			return map[string]string{"action": "allow", "reason": ""}, nil
 		}

@@ -90,6 +90,12 @@ func TestHelperDecideAndApprovalElsewhere(t *testing.T) {
 	if r["action"] != "block" || r["state"] != "pending-approval" {
 		t.Fatalf("unapproved: %v", r)
 	}
+	if b := c.call("broker", map[string]any{"serverName": "repo"})["result"].(map[string]any); b["action"] != "deny" || !strings.Contains(b["reason"].(string), "pending-approval") {
+		t.Fatalf("broker before approval: %v", b)
+	}
+	if e := c.call("broker", map[string]any{})["error"].(map[string]any); e["code"] != "bad-params" {
+		t.Fatalf("broker without a server: %v", e)
+	}
 	// Another terminal approves: the next call sees it.
 	g, err := gate.Load(gate.Options{Home: home, Cwd: cwd})
 	if err != nil {
