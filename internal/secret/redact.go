@@ -41,6 +41,17 @@ func Redact(text string) (string, []Finding) {
 		if len(spans) == 0 {
 			break
 		}
+		// A span that cuts into a marker from an earlier pass swallows the
+		// whole marker, so no marker is ever left half overwritten.
+		for i := range spans {
+			for _, f := range findings {
+				mEnd := f.Offset + len(Marker(f.Rule))
+				if spans[i].start < mEnd && f.Offset < spans[i].end {
+					spans[i].start = min(spans[i].start, f.Offset)
+					spans[i].end = max(spans[i].end, mEnd)
+				}
+			}
+		}
 		merged := mergeSpans(spans)
 		var b strings.Builder
 		b.Grow(len(text))

@@ -292,7 +292,9 @@ func isMarker(s string) bool {
 // literalPassword: a URL password that is not a reference, a mask or a
 // redaction marker.
 func literalPassword(p string) bool {
-	if isMarker(p) || referencedOnly(p) || strings.Trim(p, "*") == "" {
+	// A marker holds a colon itself, so "[REDACTED:rule]@" reads as
+	// user "[REDACTED" with password "rule]": that is no password either.
+	if isMarker(p) || isMarker(markerPrefix+p) || referencedOnly(p) || strings.Trim(p, "*") == "" {
 		return false
 	}
 	return true
