@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,6 +150,18 @@ func registryEnv() map[string]string {
 	if _, ok := env["npm_config_cafile"]; !ok {
 		if f := os.Getenv("NODE_EXTRA_CA_CERTS"); f != "" {
 			env["npm_config_cafile"] = f
+		}
+	}
+	// Keep reading the machine's global npmrc (registry, CA file) even
+	// though the prefix it is found under moves; the environment's
+	// npm_config_prefix still wins over any prefix it sets.
+	if _, ok := env["npm_config_globalconfig"]; !ok {
+		if out, err := exec.Command("npm", "config", "get", "globalconfig").Output(); err == nil {
+			if f := strings.TrimSpace(string(out)); f != "" {
+				if _, err := os.Stat(f); err == nil {
+					env["npm_config_globalconfig"] = f
+				}
+			}
 		}
 	}
 	return env
