@@ -31,11 +31,6 @@ func Blocks(state string) bool {
 	return false
 }
 
-// AwaitsDecision reports whether a person still has to approve or reject.
-func AwaitsDecision(state string) bool {
-	return state == PendingApproval || state == ApprovalChanged
-}
-
 // Full-block codes.
 const (
 	BlockDirectToolsNoPrefix = "direct-tools-no-prefix"

@@ -16,16 +16,15 @@ const (
 
 // Stable reason codes.
 const (
-	CodeOK            = "ok"
-	CodeFullBlock     = "full-block"
-	CodeServer        = "server-not-approved" // the server's state stops the call
-	CodeAmbiguous     = "ambiguous-tool"      // two servers could own the name and one is not approved
-	CodeInstall       = "mcp-install"         // mcp({action:"install"}) would plant a server
-	CodeScript        = "mcp-script"          // mcpScript while a server is unapproved
-	CodeUnknownMCP    = "unknown-mcp-tool"    // an adapter tool whose server cannot be told
-	CodeSelf          = "gate-self"           // the call would make or change a decision or configuration
-	CodeShellParse    = "shell-parse"         // a shell command that cannot be parsed
-	CodeStoreUnusable = "store-unreadable"
+	CodeOK         = "ok"
+	CodeFullBlock  = "full-block"
+	CodeServer     = "server-not-approved" // the server's state stops the call
+	CodeAmbiguous  = "ambiguous-tool"      // two servers could own the name and one is not approved
+	CodeInstall    = "mcp-install"         // mcp({action:"install"}) would plant a server
+	CodeScript     = "mcp-script"          // mcpScript while a server is unapproved
+	CodeUnknownMCP = "unknown-mcp-tool"    // an adapter tool whose server cannot be told
+	CodeSelf       = "gate-self"           // the call would make or change a decision or configuration
+	CodeShellParse = "shell-parse"         // a shell command that cannot be parsed
 )
 
 // Call is one tool call as Pi's tool_call event carries it.

@@ -112,6 +112,7 @@ const (
 	TargetMissing    = "missing"
 	TargetBlank      = "blank"
 	TargetUnreadable = "unreadable" // exists but cannot be read or parsed
+	TargetShadowed   = "shadowed"   // exists, but the adapter stopped at an earlier candidate
 )
 
 // ImportTarget is one candidate file of one import kind.
