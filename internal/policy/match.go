@@ -376,31 +376,7 @@ func segsIntersect(a, b gseg, noLeadingDot bool) bool {
 	if noLeadingDot && !a.fromVar && len(ta) > 0 && ta[0].kind != tLit && len(tb) > 0 && tb[0].kind == tLit && tb[0].r == '.' {
 		return false
 	}
-	memo := make(map[[2]int]bool)
-	var rec func(i, j int) bool
-	rec = func(i, j int) bool {
-		k := [2]int{i, j}
-		if v, ok := memo[k]; ok {
-			return v
-		}
-		memo[k] = false
-		var res bool
-		switch {
-		case i == len(ta) && j == len(tb):
-			res = true
-		case i < len(ta) && ta[i].kind == tStar:
-			res = rec(i+1, j) || (j < len(tb) && rec(i, j+1))
-		case j < len(tb) && tb[j].kind == tStar:
-			res = rec(i, j+1) || (i < len(ta) && rec(i+1, j))
-		case i == len(ta) || j == len(tb):
-			res = false
-		default:
-			res = toksCompatible(ta[i], tb[j]) && rec(i+1, j+1)
-		}
-		memo[k] = res
-		return res
-	}
-	return rec(0, 0)
+	return intersect(ta, tb, func(t tok) bool { return t.kind == tStar }, toksCompatible)
 }
 
 // toksCompatible over-approximates: two single-character tokens are
@@ -420,6 +396,15 @@ func toksCompatible(a, b tok) bool {
 
 // globsIntersect reports whether some path matches both segment lists.
 func globsIntersect(a, b []gseg, noLeadingDot bool) bool {
+	return intersect(a, b, func(g gseg) bool { return g.dstar },
+		func(x, y gseg) bool { return segsIntersect(x, y, noLeadingDot) })
+}
+
+// intersect reports whether two patterns, sequences of elements where star
+// elements match any run (possibly empty) of the other side, can match a
+// common sequence: the characters of one segment, or the segments of one
+// path. Memoised over positions, so it is quadratic at worst.
+func intersect[T any](a, b []T, star func(T) bool, compatible func(x, y T) bool) bool {
 	memo := make(map[[2]int]bool)
 	var rec func(i, j int) bool
 	rec = func(i, j int) bool {
@@ -432,14 +417,14 @@ func globsIntersect(a, b []gseg, noLeadingDot bool) bool {
 		switch {
 		case i == len(a) && j == len(b):
 			res = true
-		case i < len(a) && a[i].dstar:
+		case i < len(a) && star(a[i]):
 			res = rec(i+1, j) || (j < len(b) && rec(i, j+1))
-		case j < len(b) && b[j].dstar:
+		case j < len(b) && star(b[j]):
 			res = rec(i, j+1) || (i < len(a) && rec(i+1, j))
 		case i == len(a) || j == len(b):
 			res = false
 		default:
-			res = segsIntersect(a[i], b[j], noLeadingDot) && rec(i+1, j+1)
+			res = compatible(a[i], b[j]) && rec(i+1, j+1)
 		}
 		memo[k] = res
 		return res
