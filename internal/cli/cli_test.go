@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,5 +143,31 @@ func TestBothNames(t *testing.T) {
 	out, _, _ := runCLI(t, "piagent", home, proj, "mcp", "doctor")
 	if !strings.Contains(out, "piagent mcp approve repo") {
 		t.Errorf("hints use the name typed: %q", out)
+	}
+}
+
+// TestDoctorDocker: `docker info` runs in doctor only, and only when a
+// server needs Docker. Not parallel: it replaces the package's dockerCheck.
+func TestDoctorDocker(t *testing.T) {
+	calls := 0
+	saved := dockerCheck
+	dockerCheck = func(context.Context) error { calls++; return errors.New("Cannot connect to the Docker daemon") }
+	t.Cleanup(func() { dockerCheck = saved })
+
+	home, proj := fixture(t)
+	runCLI(t, "piagent-mcp", home, proj, "doctor")
+	runCLI(t, "piagent-mcp", home, proj, "list")
+	if calls != 0 {
+		t.Fatalf("docker info ran %d times without a Docker server", calls)
+	}
+	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"),
+		[]byte(`{"mcpServers": {"gh": {"command": "docker", "args": ["run", "-i", "img@sha256:00"]}}}`), 0o644)
+	runCLI(t, "piagent-mcp", home, proj, "list")
+	if calls != 0 {
+		t.Fatalf("list ran docker info")
+	}
+	out, _, _ := runCLI(t, "piagent-mcp", home, proj, "doctor", "--json")
+	if calls != 1 || !strings.Contains(out, `"checked": true`) || !strings.Contains(out, `"running": false`) || !strings.Contains(out, `"gh"`) {
+		t.Fatalf("doctor with a Docker server: %d calls\n%s", calls, out)
 	}
 }

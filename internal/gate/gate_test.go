@@ -175,3 +175,40 @@ func TestFragmentEnableOverride(t *testing.T) {
 		t.Errorf("enable override changed the fragment: %s vs %s", a, b)
 	}
 }
+
+// TestWarnings: doctor's warnings for targets a definition cannot pin and
+// for settings a repository layer sets to weaken the adapter's protections;
+// the user's own settings and pinned targets earn none.
+func TestWarnings(t *testing.T) {
+	repo := func(name string, e map[string]any) mcpconfig.Server {
+		return mcpconfig.Server{Name: name, Entry: e, AdapterLoads: true, RepositoryControlled: true,
+			Contributions: []mcpconfig.Contribution{{Layer: mcpconfig.LayerSharedProject, Entry: e, Repository: true}}}
+	}
+	v := &mcpconfig.View{Cwd: t.TempDir(), Servers: []mcpconfig.Server{
+		repo("npx-loose", map[string]any{"command": "npx", "args": []any{"-y", "@acme/pkg"}}),
+		repo("npx-latest", map[string]any{"command": "npx", "args": []any{"-y", "pkg@latest"}}),
+		repo("npx-exact", map[string]any{"command": "npx", "args": []any{"-y", "@acme/pkg@1.2.3"}}),
+		repo("docker-tag", map[string]any{"command": "docker", "args": []any{"run", "-i", "--rm", "-e", "X", "img:1"}}),
+		repo("docker-digest", map[string]any{"command": "docker", "args": []any{"run", "-i", "img@sha256:abc"}}),
+		repo("uvx-loose", map[string]any{"command": "uvx", "args": []any{"mcp-server-x"}}),
+	}, SettingOrigins: map[string][]mcpconfig.SettingOrigin{
+		"approveTools": {{File: "/p/.mcp.json", Repository: true, Value: false}},
+		"outputGuard":  {{File: "/h/.config/mcp/mcp.json", Repository: false, Value: false}},
+		"autoAuth":     {{File: "/p/.mcp.json", Repository: true, Value: false}},
+	}}
+	g := Compute(Input{View: v, FS: OSFS})
+	got := map[string]bool{}
+	for _, w := range g.Warnings {
+		got[w.Code+":"+w.Server+w.File] = true
+	}
+	want := []string{"unpinned-target:npx-loose", "unpinned-target:npx-latest", "unpinned-target:docker-tag",
+		"unpinned-target:uvx-loose", "repository-setting:/p/.mcp.json"}
+	for _, k := range want {
+		if !got[k] {
+			t.Errorf("missing warning %s; got %v", k, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("warnings %v, want exactly %v (pinned targets, the user's own settings and autoAuth:false earn none)", got, want)
+	}
+}
