@@ -537,6 +537,21 @@ func TestGuardMenuApproveRPC(t *testing.T) {
 	}
 }
 
+// approveAndReload types /piagent-mcp approve NAME in an RPC session under
+// the launcher, says yes at the consent dialog, and waits for the extension
+// to announce the reload.
+func approveAndReload(s *RPC, name string) {
+	s.Prompt("/piagent-mcp approve " + name)
+	conf := s.WaitFor(30*time.Second, "consent dialog", func(e Event) bool {
+		return e.Type() == "extension_ui_request" && e["method"] == "confirm"
+	})
+	s.Send(map[string]any{"type": "extension_ui_response", "id": conf["id"], "confirmed": true})
+	s.WaitFor(30*time.Second, "reload notice", func(e Event) bool {
+		msg, _ := e["message"].(string)
+		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "reloading")
+	})
+}
+
 // Under the launcher (PIAGENT_LAUNCHER=1), a decision made with /piagent-mcp
 // reloads the session (ctx.reload) so the adapter sees the rewritten
 // configuration, and the next prompt's call runs in the reloaded session.
@@ -546,15 +561,7 @@ func TestGuardLauncherReloadsAfterApprove(t *testing.T) {
 	w.StartLLM(proxyEcho("repo-tools", "reloaded"))
 	s := w.StartRPC(guarded(bins, PiOptions{Env: map[string]string{"PIAGENT_LAUNCHER": "1"}}))
 
-	s.Prompt("/piagent-mcp approve repo-tools")
-	conf := s.WaitFor(30*time.Second, "consent dialog", func(e Event) bool {
-		return e.Type() == "extension_ui_request" && e["method"] == "confirm"
-	})
-	s.Send(map[string]any{"type": "extension_ui_response", "id": conf["id"], "confirmed": true})
-	s.WaitFor(30*time.Second, "reload notice", func(e Event) bool {
-		msg, _ := e["message"].(string)
-		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "reloading")
-	})
+	approveAndReload(s, "repo-tools")
 
 	s.Prompt("Call it")
 	s.WaitType("agent_end")

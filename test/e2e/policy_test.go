@@ -429,15 +429,7 @@ func TestPolicyModeSurvivesReload(t *testing.T) {
 		msg, _ := e["message"].(string)
 		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "mode readOnly for this session")
 	})
-	s.Prompt("/piagent-mcp approve repo-tools")
-	conf := s.WaitFor(30*time.Second, "consent dialog", func(e Event) bool {
-		return e.Type() == "extension_ui_request" && e["method"] == "confirm"
-	})
-	s.Send(map[string]any{"type": "extension_ui_response", "id": conf["id"], "confirmed": true})
-	s.WaitFor(30*time.Second, "reload notice", func(e Event) bool {
-		msg, _ := e["message"].(string)
-		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "reloading")
-	})
+	approveAndReload(s, "repo-tools")
 
 	s.Prompt("Write the file")
 	s.WaitType("agent_end")
