@@ -22,6 +22,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/secret"
 )
 
@@ -79,7 +80,7 @@ func (a *app) editFile(g *gate.Gate, path string, repository bool, dryRun bool, 
 	o := mcpedit.Options{
 		Mode:     0o600,
 		DirMode:  0o700,
-		LockPath: filepath.Join(a.env.Home, ".pi", "piagent-locks", lockName(path)),
+		LockPath: filepath.Join(registry.LocksDir(a.env.Home), lockName(path)),
 		DryRun:   dryRun,
 	}
 	if repository {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() {
@@ -31,7 +31,7 @@ func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 	}
 	if g.StoreErr != nil {
 		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			"repair or move "+paths.ApprovalStore(a.env.Home)+"; piagent never overwrites a store it cannot read")
+			"repair or move "+registry.ApprovalStore(a.env.Home)+"; piagent never overwrites a store it cannot read")
 	}
 	return s, nil
 }
@@ -81,7 +81,7 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		fmt.Fprintf(a.env.Stdout, "approved %s for %s\n", s.Name, g.Project)
-		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", paths.ApprovalStore(a.env.Home))
+		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
 		return nil
 	})
 	return c
@@ -119,7 +119,7 @@ func (a *app) confirm(prompt string) (bool, error) {
 
 // record writes one decision (nil deletes it) under the store's lock.
 func (a *app) record(project, name string, dec *approval.Decision) error {
-	store := approval.Open(paths.ApprovalStore(a.env.Home))
+	store := approval.Open(registry.ApprovalStore(a.env.Home))
 	err := store.Update(func(d *approval.Data) error {
 		if dec == nil {
 			d.Delete(project, name)
@@ -157,7 +157,7 @@ func (a *app) rejectCommand() *cobra.Command {
 			return err
 		}
 		fmt.Fprintf(a.env.Stdout, "rejected %s for %s\n", s.Name, g.Project)
-		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", paths.ApprovalStore(a.env.Home))
+		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
 		return nil
 	})
 	return c
@@ -172,7 +172,7 @@ func (a *app) resetCommand() *cobra.Command {
 	stale := c.Flags().Bool("stale", false, "drop the decisions of every project path that no longer exists")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		storePath := paths.ApprovalStore(a.env.Home)
+		storePath := registry.ApprovalStore(a.env.Home)
 		store := approval.Open(storePath)
 		if *stale {
 			if len(args) > 0 {

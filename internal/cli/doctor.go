@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() { mcpSubcommands = append(mcpSubcommands, (*app).doctorCommand, (*app).noticeCommand) }
@@ -31,6 +34,9 @@ type doctorJSON struct {
 	Warnings      []gate.Warning           `json:"warnings"`
 	Docker        dockerJSON               `json:"docker"`
 	Attention     bool                     `json:"attention"`
+	// Protected is the registry: every file and folder no agent tool call
+	// may write (package registry).
+	Protected []registry.Entry `json:"protected"`
 }
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
@@ -52,7 +58,8 @@ var dockerCheck = func(ctx context.Context) error {
 }
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
-	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention()}
+	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
+		Protected: g.Registry(executables(), nil)}
 	for _, t := range g.View.ImportTargets {
 		if t.Status != mcpconfig.TargetMissing {
 			d.ImportTargets = append(d.ImportTargets, t)
@@ -229,4 +236,17 @@ func (a *app) noticeCommand() *cobra.Command {
 		return nil
 	})
 	return c
+}
+
+// executables are piagent's own binaries, registered so that no tool call
+// replaces them: this process's executable, symlinks resolved.
+func executables() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return []string{exe}
 }

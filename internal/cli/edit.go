@@ -12,6 +12,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() {
@@ -286,7 +287,7 @@ func (a *app) notInFile(g *gate.Gate, s *gate.Server, file string) error {
 // dropDecision deletes the project's decision for a removed server and
 // reports whether there was one.
 func (a *app) dropDecision(project, name string) (bool, error) {
-	data, err := approval.Open(paths.ApprovalStore(a.env.Home)).Load()
+	data, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
 	had := false
 	if err == nil && data != nil {
 		_, had = data.Get(project, name)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	piext "github.com/piagent/piagent/extensions/pi"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() { extraCommands = append(extraCommands, (*app).extensionCommand) }
@@ -49,7 +50,7 @@ func (a *app) extensionCommand() *cobra.Command {
 // extensionDir is where the extension of this binary's version lives. The
 // embedded extension carries the same version (TestExtensionVersion).
 func extensionDir(home string) string {
-	return filepath.Join(home, ".pi", "piagent", "extension", Version)
+	return registry.ExtensionDir(home, Version)
 }
 
 // writeExtension makes dir hold exactly the files of src (extra files are

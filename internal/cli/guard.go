@@ -46,7 +46,7 @@ func (a *app) guardCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s := &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version}
+		s := &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version, Binaries: executables()}
 		err = s.Serve(a.env.Stdin, a.env.Stdout)
 		if errors.Is(err, helper.ErrFraming) {
 			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")

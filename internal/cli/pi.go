@@ -15,6 +15,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() {
@@ -255,7 +256,7 @@ func (a *app) refreshLaunch(project string) {
 // servers the adapter could start before any tool call when Pi runs without
 // the launcher. They do not change doctor's exit status.
 func startupWarnings(g *gate.Gate) []gate.Warning {
-	_, err := os.Stat(filepath.Join(g.View.AgentDir, "mcp-cache.json"))
+	_, err := os.Stat(registry.AdapterCache(g.View.AgentDir))
 	var out []gate.Warning
 	for _, r := range gate.StartupRisk(g, err == nil) {
 		out = append(out, gate.Warning{Code: "startup-risk", Server: r.Server,

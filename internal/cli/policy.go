@@ -15,6 +15,7 @@ import (
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/helper"
 	"github.com/piagent/piagent/internal/policy"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // exitConfirm is policy check's status for a call that needs a person.
@@ -39,7 +40,7 @@ func (a *app) engine(c *cobra.Command) (*helper.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version}, nil
+	return &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version, Binaries: executables()}, nil
 }
 
 func (a *app) policyShow() *cobra.Command {
@@ -240,7 +241,7 @@ func (a *app) policyMode() *cobra.Command {
 			p, _ := policy.Load(a.env.Home, dir)
 			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", p.Mode())
 		} else {
-			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", mode, key, policy.ModeStoreFile(a.env.Home))
+			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", mode, key, registry.ModeStore(a.env.Home))
 		}
 		return nil
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/preset"
+	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -422,7 +423,7 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 	out := setupJSON{
 		Action: "setup", DryRun: dryRun, Pi: p.pi, Node: p.node, Settings: p.settings, Extension: extDir,
 		ExtensionFile: extensionFilesToWrite(extDir), Actions: []actionJSON{}, Problems: plan.Problems,
-		Needs: []needJSON{}, Record: setup.RecordPath(home), AddsAdapter: plan.AddsAdapter,
+		Needs: []needJSON{}, Record: registry.SetupRecord(home), AddsAdapter: plan.AddsAdapter,
 	}
 	for _, act := range plan.Actions {
 		out.Actions = append(out.Actions, actionJSON{Action: act, Command: act.Command()})
@@ -640,7 +641,7 @@ func (a *app) setupCheck(asJSON bool) error {
 	if out.Packages == nil {
 		out.Packages = []setup.Package{}
 	}
-	rec, found, err := setup.ReadRecord(setup.RecordPath(home))
+	rec, found, err := setup.ReadRecord(registry.SetupRecord(home))
 	if err != nil {
 		out.Problems = append(out.Problems, setup.Problem{Code: "record", Reason: err.Error(), Fix: "remove the file and run 'piagent setup'"})
 	} else if found {
@@ -791,7 +792,7 @@ func (a *app) uninstall(c *cobra.Command, purge, yes, asJSON bool) error {
 		return err
 	}
 	home := a.env.Home
-	recPath := setup.RecordPath(home)
+	recPath := registry.SetupRecord(home)
 	rec, _, err := setup.ReadRecord(recPath)
 	if err != nil {
 		return refused(err, "remove the file by hand; without it uninstall leaves the adapter in place")
@@ -819,8 +820,8 @@ func (a *app) uninstall(c *cobra.Command, purge, yes, asJSON bool) error {
 				seeded = pr.Servers
 			}
 		}
-		what := []string{display(home, "", paths.ApprovalStore(home)) + " (every approval decision)",
-			display(home, "", filepath.Join(home, ".pi", "piagent"))}
+		what := []string{display(home, "", registry.ApprovalStore(home)) + " (every approval decision)",
+			display(home, "", registry.OwnDir(home))}
 		if len(seeded) > 0 {
 			what = append(what, fmt.Sprintf("the %s servers setup seeded into %s, where they still match their baseline (%s)",
 				rec.Preset, display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
@@ -862,7 +863,7 @@ func (a *app) uninstall(c *cobra.Command, purge, yes, asJSON bool) error {
 	if err := removeAll(recPath); err != nil {
 		return err
 	}
-	store := paths.ApprovalStore(home)
+	store := registry.ApprovalStore(home)
 	global := filepath.Join(home, ".config", "mcp", "mcp.json")
 	if !purge {
 		out.Kept = append(out.Kept, display(home, "", global)+": MCP configuration (--purge removes the preset's servers)",
@@ -873,7 +874,7 @@ func (a *app) uninstall(c *cobra.Command, purge, yes, asJSON bool) error {
 				return err
 			}
 		}
-		for _, f := range []string{store, store + ".lock", filepath.Join(home, ".pi", "piagent"), filepath.Join(home, ".pi", "piagent-locks")} {
+		for _, f := range []string{store, store + ".lock", registry.OwnDir(home), registry.LocksDir(home)} {
 			if err := removeAll(f); err != nil {
 				return err
 			}
@@ -908,7 +909,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 		return nil
 	}
 	var removed []string
-	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(home, ".pi", "piagent-locks", lockName(global))}
+	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), lockName(global))}
 	res, err := mcpedit.Update(global, o, func(d *mcpedit.Doc) error {
 		removed = nil
 		for _, id := range seeded {

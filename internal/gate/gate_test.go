@@ -15,9 +15,9 @@ import (
 // TestFragmentDigestVectors: a server declared in one repository file hashes
 // exactly as the TypeScript piagent recorded it, so its decisions carry over.
 func TestFragmentDigestVectors(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "reference", "digest-vectors.json"))
+	data, err := os.ReadFile(filepath.Join("testdata", "digest-vectors.json"))
 	if err != nil {
-		t.Fatalf("the digest vectors live in shared/reference beside the project: %v", err)
+		t.Fatalf("the digest vectors (a copy of the TypeScript piagent's, in testdata): %v", err)
 	}
 	var vectors []struct {
 		Entry  map[string]any `json:"entry"`

@@ -10,8 +10,8 @@ import (
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/preset"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // Options says which gate to load.
@@ -46,7 +46,7 @@ func Load(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	storePath := paths.ApprovalStore(o.Home)
+	storePath := registry.ApprovalStore(o.Home)
 	data, storeErr := approval.Open(storePath).Load()
 	if storeErr != nil {
 		data = nil

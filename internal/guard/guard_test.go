@@ -249,7 +249,8 @@ func TestSelfProtection(t *testing.T) {
 		{"write an ordinary file", Call{ToolName: "write", Input: map[string]any{"path": "src/main.go"}}, false},
 		{"read the store is fine", Call{ToolName: "read", Input: map[string]any{"path": store}}, false},
 		{"an MCP tool naming the store", Call{ToolName: "mcp", Input: map[string]any{"tool": "fs_write", "server": "mine", "args": map[string]any{"path": store}}}, true},
-		{"a custom tool naming .vscode/mcp.json", Call{ToolName: "fs_write", Input: map[string]any{"target": "file:///home/u/proj/.vscode/mcp.json"}}, false},
+		{"a custom tool naming .vscode/mcp.json (an import kind's file, whether or not imported)", Call{ToolName: "fs_write", Input: map[string]any{"target": "file:///home/u/proj/.vscode/mcp.json"}}, true},
+		{"a custom tool naming an ordinary file URL", Call{ToolName: "fs_write", Input: map[string]any{"target": "file:///home/u/proj/src/mcp.go"}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -89,13 +89,45 @@ func (s *Snapshot) selfShell(cmd string) (Decision, bool) {
 			if suspicious(w.Lit) {
 				return selfBlock(fmt.Sprintf("the command writes %s, which cannot be resolved before it runs", w.Lit)), true
 			}
+			if f, hit := s.holdsProtected(literalDir(w.Lit)); hit {
+				return selfBlock(fmt.Sprintf("the command writes %s, which can reach %s", w.Lit, f)), true
+			}
 			continue
 		}
 		if f, hit := s.isProtected(w.Lit); hit {
 			return selfBlock("the command writes " + f), true
 		}
 	}
+	for _, w := range shell.Trees(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit)
+		}
+		if f, hit := s.holdsProtected(lit); hit {
+			return selfBlock(fmt.Sprintf("the command replaces, moves or removes %s, which holds %s", w.Lit, f)), true
+		}
+	}
+	for _, w := range shell.Links(a) {
+		if w.Dynamic {
+			continue
+		}
+		if f, hit := s.isProtected(w.Lit); hit {
+			return selfBlock("the command links to " + f + ", so a later write could reach it under another name"), true
+		}
+	}
 	return Decision{}, false
+}
+
+// literalDir is the folder part of a dynamic word before its first
+// expansion or glob ("" when the word starts with one).
+func literalDir(lit string) string {
+	if i := strings.IndexAny(lit, "*?[{$`("); i >= 0 {
+		lit = lit[:i]
+	}
+	if i := strings.LastIndexByte(lit, '/'); i >= 0 {
+		return lit[:i+1]
+	}
+	return ""
 }
 
 // suspicious reports whether a write target that cannot be resolved could be

@@ -1,14 +1,15 @@
 package guard
 
 import (
+	neturl "net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
+	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/toolname"
 )
 
@@ -19,9 +20,11 @@ type Options struct {
 	// AdapterPath is the adapter's index.ts, when known: tools whose
 	// SourcePath equals it are MCP tools whatever their name.
 	AdapterPath string
-	// Protected lists extra files and folders no tool call may write (the
-	// launcher's generated config, the extension's own files).
+	// Protected lists extra folders no tool call may write (the extension's
+	// own files); Binaries are piagent's executables. Both join the
+	// registry (package registry) of everything that decides what runs.
 	Protected []string
+	Binaries  []string
 	// Resolve returns the real path of p (symlinks followed) when it exists;
 	// nil leaves paths as written. It is the one piece of IO Decide may use,
 	// supplied by the caller.
@@ -41,9 +44,7 @@ type Snapshot struct {
 	names    []string                // configured names, for namespace reversal
 	direct   bool                    // some server has direct tools
 	script   *gate.Server            // the first enabled server that is not approved, for mcpScript
-	protect  []string                // clean absolute files no call may write
-	lower    map[string]string       // the same, lower-cased, for case-folding file systems
-	dirs     []string                // folders no call may write into
+	reg      *registry.Set           // what no call may write: the registry
 	cwd      string
 	home     string
 	mcpLabel string
@@ -83,11 +84,7 @@ func NewSnapshot(g *gate.Gate, o Options) *Snapshot {
 			s.script = srv
 		}
 	}
-	s.protect, s.dirs = protectedPaths(g, o)
-	s.lower = make(map[string]string, len(s.protect))
-	for _, p := range s.protect {
-		s.lower[strings.ToLower(p)] = p
-	}
+	s.reg = registry.NewSet(g.Registry(o.Binaries, o.Protected))
 	return s
 }
 
@@ -104,88 +101,64 @@ func (s *Snapshot) Policy() *policy.Policy {
 	return s.opts.Policy
 }
 
+// Registry is the registry the snapshot protects.
+func (s *Snapshot) Registry() *registry.Set { return s.reg }
+
 // Gate is the state the snapshot was built from.
 func (s *Snapshot) Gate() *gate.Gate { return s.g }
 
-// protectedPaths lists what the gate guards against writes: the approval
-// store, every MCP config layer (present or not), every import kind's files,
-// Pi's settings.json in the agent dir and the project, the metadata cache,
-// the policy files and the caller's extra paths.
-func protectedPaths(g *gate.Gate, o Options) (files, dirs []string) {
-	v := g.View
-	add := func(p string) {
-		if p != "" {
-			files = append(files, filepath.Clean(p))
-		}
-	}
-	store := paths.ApprovalStore(v.Home)
-	add(store)
-	add(store + ".lock")
-	for _, l := range v.Layers {
-		add(l.Path)
-	}
-	for _, t := range v.ImportTargets {
-		add(t.Path)
-	}
-	for _, p := range v.Consulted {
-		// Every file the readers consult decides what runs: layers, import
-		// candidates, settings.json, package manifests.
-		add(p)
-	}
-	add(filepath.Join(v.AgentDir, "settings.json"))
-	add(filepath.Join(v.AgentDir, "mcp.json"))
-	add(filepath.Join(v.AgentDir, "mcp-cache.json"))
-	add(filepath.Join(v.Cwd, v.ConfigDir, "settings.json"))
-	add(filepath.Join(v.Cwd, v.ConfigDir, "mcp.json"))
-	add(filepath.Join(v.Cwd, ".mcp.json"))
-	add(filepath.Join(v.Home, ".pi", "piagent-policy.json"))
-	add(filepath.Join(v.Cwd, v.ConfigDir, "piagent-policy.json"))
-	dirs = append(dirs, filepath.Join(v.Home, ".pi", "piagent"))
-	for _, p := range o.Protected {
-		dirs = append(dirs, filepath.Clean(p))
-	}
-	slices.Sort(files)
-	return slices.Compact(files), dirs
-}
-
 // isProtected reports whether writing p (as a tool wrote it: relative to the
-// cwd, with ~) would touch a guarded file. Both the literal and the resolved
-// form are checked, case-insensitively for the base name's sake on
+// cwd, with ~) would touch a registered file. Both the literal and the
+// resolved form are checked, case-insensitively for the base name's sake on
 // case-folding file systems.
 func (s *Snapshot) isProtected(p string) (string, bool) {
-	// Every guarded path has a slash, a dot or starts with ~; a bare word
+	return s.check(p, s.reg.Match)
+}
+
+// holdsProtected reports whether p is, lies beneath, or holds a registered
+// path: replacing, renaming or removing p changes it.
+func (s *Snapshot) holdsProtected(p string) (string, bool) {
+	return s.check(p, func(a string) (string, bool) {
+		if f, ok := s.reg.Match(a); ok {
+			return f, true
+		}
+		return s.reg.Holds(a)
+	})
+}
+
+func (s *Snapshot) check(p string, match func(string) (string, bool)) (string, bool) {
+	// Every registered path has a slash, a dot or starts with ~; a bare word
 	// cannot name one, and most tool arguments are bare words.
 	if p == "" || !strings.ContainsAny(p, "./~") {
 		return "", false
 	}
-	p = strings.TrimPrefix(p, "file://")
-	p = paths.Expand(s.home, p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.cwd, p)
-	}
-	p = filepath.Clean(p)
-	if f, ok := s.match(p); ok {
+	p = absPath(s.home, s.cwd, p)
+	if f, ok := match(p); ok {
 		return f, true
 	}
 	if s.opts.Resolve != nil {
 		if r := s.opts.Resolve(p); r != "" && r != p {
-			return s.match(r)
+			return match(r)
 		}
 	}
 	return "", false
 }
 
-func (s *Snapshot) match(p string) (string, bool) {
-	if _, ok := slices.BinarySearch(s.protect, p); ok {
-		return p, true
-	}
-	if f, ok := s.lower[strings.ToLower(p)]; ok {
-		return f, true
-	}
-	for _, d := range s.dirs {
-		if p == d || strings.HasPrefix(p, d) && len(p) > len(d) && p[len(d)] == filepath.Separator {
-			return p, true
+// absPath turns a path as a tool wrote it into a clean absolute path the
+// way Pi's file tools do: a leading "@" dropped, file:// URLs and "~"
+// expanded, a relative path joined to the cwd.
+func absPath(home, cwd, p string) string {
+	p = strings.TrimPrefix(p, "@")
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		rest = strings.TrimPrefix(rest, "localhost")
+		if u, err := neturl.PathUnescape(rest); err == nil {
+			rest = u
 		}
+		p = rest
 	}
-	return "", false
+	p = paths.Expand(home, p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -39,6 +40,9 @@ type Server struct {
 	Home, Cwd string
 	Getenv    func(string) string
 	Build     string // piagent's version, for the handshake
+	// Binaries are piagent's own executables: registered, so no call may
+	// replace them.
+	Binaries []string
 	// Protected extends the guard's list of files no call may write.
 	Protected []string
 
@@ -241,7 +245,7 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		// issue 6: without the launcher, name the unapproved servers the
 		// adapter may start before any tool call, and the fix.
 		if s.getenv("PIAGENT_NO_MCP_NOTICE") != "1" && s.getenv("PIAGENT_LAUNCHER") != "1" {
-			_, cerr := os.Stat(filepath.Join(g.View.AgentDir, "mcp-cache.json"))
+			_, cerr := os.Stat(registry.AdapterCache(g.View.AgentDir))
 			st.Notice = append(st.Notice, gate.RiskNotice(gate.StartupRisk(g, cerr == nil))...)
 		}
 		return st, nil
@@ -260,7 +264,7 @@ func (s *Server) options() gate.Options {
 	getenv := gate.RealEnv(s.Getenv)
 	agentDir := paths.AgentDir(s.Home, s.Cwd, getenv)
 	return gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: getenv,
-		Extra: []string{filepath.Join(agentDir, "mcp-cache.json"), policy.UserFile(s.Home), policy.ProjectFile(s.Cwd), policy.ModeStoreFile(s.Home)}}
+		Extra: registry.Watched(registry.List(registry.Input{Home: s.Home, AgentDir: agentDir, Project: s.Cwd}))}
 }
 
 func (s *Server) gate() (*gate.Gate, error) {
@@ -280,7 +284,7 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		return s.snap, nil
 	}
 	agentDir := g.View.AgentDir
-	mc, err := mcpcache.Load(filepath.Join(agentDir, "mcp-cache.json"))
+	mc, err := mcpcache.Load(registry.AdapterCache(agentDir))
 	if err != nil {
 		mc = nil // the adapter sees no cache either; reverse naming is then by prefix only
 	}
@@ -301,6 +305,7 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		Cache:       mc,
 		AdapterPath: s.getenv("PIAGENT_ADAPTER_PATH"),
 		Protected:   s.Protected,
+		Binaries:    s.Binaries,
 		Resolve:     resolve,
 		Policy:      pol,
 		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob,

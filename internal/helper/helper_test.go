@@ -14,7 +14,7 @@ import (
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 type client struct {
@@ -103,7 +103,7 @@ func TestHelperDecideAndApprovalElsewhere(t *testing.T) {
 	}
 	srv, _ := g.Server("repo")
 	key, _ := approval.ProjectKey(cwd)
-	err = approval.Open(paths.ApprovalStore(home)).Update(func(d *approval.Data) error {
+	err = approval.Open(registry.ApprovalStore(home)).Update(func(d *approval.Data) error {
 		d.Set(key, "repo", approval.Decision{Decision: "approved", Digest: srv.Digest, DecidedAt: time.Now().UTC().Format(time.RFC3339), Files: map[string]string{}})
 		return nil
 	})

@@ -43,6 +43,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // Environment variables the launcher sets for Pi.
@@ -373,7 +374,7 @@ func Path(home, project string) string {
 	if base == "/" || base == "." || base == "" {
 		base = "root"
 	}
-	return filepath.Join(home, ".pi", "piagent", "launch", base+"-"+hex.EncodeToString(sum[:6])+".json")
+	return filepath.Join(registry.LaunchDir(home), base+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
 // ErrNoHome is returned when no home directory is known.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // world lays out files under a fresh home and project. Keys start with
@@ -58,7 +58,7 @@ func load(t *testing.T, home, proj string) *gate.Gate {
 // decide records a decision for each named server's current definition.
 func decide(t *testing.T, home string, g *gate.Gate, decision string, names ...string) {
 	t.Helper()
-	err := approval.Open(paths.ApprovalStore(home)).Update(func(d *approval.Data) error {
+	err := approval.Open(registry.ApprovalStore(home)).Update(func(d *approval.Data) error {
 		for _, n := range names {
 			s, ok := g.Server(n)
 			if !ok {

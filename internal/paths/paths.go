@@ -113,12 +113,6 @@ func Expand(home, p string) string {
 	return p
 }
 
-// ApprovalStore is where decisions live: ~/.pi/piagent-mcp-approvals.json,
-// outside every repository.
-func ApprovalStore(home string) string {
-	return filepath.Join(home, ".pi", "piagent-mcp-approvals.json")
-}
-
 // Within reports whether p is root or lies under it. Both must be clean and
 // absolute.
 func Within(root, p string) bool {

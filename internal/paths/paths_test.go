@@ -55,7 +55,4 @@ func TestWithinAndExpand(t *testing.T) {
 	if Expand("/h", "~/x") != "/h/x" || Expand("/h", "~") != "/h" || Expand("/h", "~x") != "~x" || Expand("/h", "/y") != "/y" {
 		t.Error("Expand")
 	}
-	if ApprovalStore("/h") != "/h/.pi/piagent-mcp-approvals.json" {
-		t.Error("ApprovalStore")
-	}
 }

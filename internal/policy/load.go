@@ -5,14 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // This file is the package's only IO: it reads the policy files whose paths
 // it is given. Everything else takes values.
-
-// UserFile and ProjectFile are where the overrides live.
-func UserFile(home string) string       { return filepath.Join(home, ".pi", "piagent-policy.json") }
-func ProjectFile(project string) string { return filepath.Join(project, ".pi", "piagent-policy.json") }
 
 // Load reads ~/.pi/piagent-policy.json under home and
 // .pi/piagent-policy.json under project (either may be "" to skip it) and
@@ -25,12 +23,12 @@ func Load(home, project string) (*Policy, error) {
 		dir  string
 		path func(string) string
 		in   *Input
-	}{{home, UserFile, &user}, {project, ProjectFile, &proj}} {
+	}{{home, registry.UserPolicy, &user}, {project, registry.ProjectPolicy, &proj}} {
 		if it.dir == "" {
 			continue
 		}
 		name := it.path(it.dir)
-		if it.in == &proj && home != "" && filepath.Clean(name) == filepath.Clean(UserFile(home)) {
+		if it.in == &proj && home != "" && filepath.Clean(name) == filepath.Clean(registry.UserPolicy(home)) {
 			continue // the project is the home directory: the file is the user's own
 		}
 		data, err := os.ReadFile(name)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 const projFile = "/home/u/proj/.pi/piagent-policy.json"
@@ -296,8 +297,8 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(UserFile(home), `{"version": 1, "registryMode": "enforce"}`)
-	write(ProjectFile(proj), `{"version": 1, "registryMode": "advisory", "protectedPaths": ["vault/**"]}`)
+	write(registry.UserPolicy(home), `{"version": 1, "registryMode": "enforce"}`)
+	write(registry.ProjectPolicy(proj), `{"version": 1, "registryMode": "advisory", "protectedPaths": ["vault/**"]}`)
 	p, err = Load(home, proj)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestLoad(t *testing.T) {
 	if p.RegistryMode() != RegistryEnforce || !strings.Contains(strings.Join(p.ProtectedPaths(), " "), "vault/**") {
 		t.Errorf("registry %s, protected %v", p.RegistryMode(), p.ProtectedPaths())
 	}
-	if len(p.Violations()) != 1 || p.Violations()[0].File != ProjectFile(proj) {
+	if len(p.Violations()) != 1 || p.Violations()[0].File != registry.ProjectPolicy(proj) {
 		t.Errorf("violations %v", p.Violations())
 	}
 	// The home directory as the project: the file is the user's own.

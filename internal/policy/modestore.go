@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-)
 
-// ModeStoreFile is where a person's per-project mode choice lives: under
-// ~/.pi, never in the repository, so a clone cannot choose its own mode.
-func ModeStoreFile(home string) string { return filepath.Join(home, ".pi", "piagent-modes.json") }
+	"github.com/piagent/piagent/internal/registry"
+)
 
 type modeStore struct {
 	Version  int               `json:"version"`
@@ -30,7 +28,7 @@ func ProjectModeChoice(home, project string) (string, error) {
 }
 
 func readModes(home string) (modeStore, error) {
-	path := ModeStoreFile(home)
+	path := registry.ModeStore(home)
 	st := modeStore{Version: 1, Projects: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -75,7 +73,7 @@ func SetProjectMode(home, project, mode string) error {
 	if err != nil {
 		return err
 	}
-	path := ModeStoreFile(home)
+	path := registry.ModeStore(home)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

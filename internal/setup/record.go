@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // RecordVersion is the format version of setup.json.
@@ -32,7 +34,7 @@ type Record struct {
 }
 
 // RecordPath is the record's place under home.
-func RecordPath(home string) string { return filepath.Join(home, ".pi", "piagent", "setup.json") }
+func RecordPath(home string) string { return registry.SetupRecord(home) }
 
 // DecodeRecord reads a record strictly: known fields only, this version.
 func DecodeRecord(data []byte) (Record, error) {

@@ -15,7 +15,7 @@ import (
 // the operands of any program not listed in the package documentation
 // (an unknown program may write any path it is given).
 func Writes(a *Analysis) []Word {
-	return collect(a, false)
+	return collect(a, func(s *sink) []Word { return s.writes })
 }
 
 // Reads returns every path the command line may read: input redirections,
@@ -28,10 +28,27 @@ func Writes(a *Analysis) []Word {
 // listed in the package documentation. A glob is returned with Dynamic
 // set, so the caller can check whether it can reach a protected path.
 func Reads(a *Analysis) []Word {
-	return collect(a, true)
+	return collect(a, func(s *sink) []Word { return s.reads })
 }
 
-func collect(a *Analysis, reads bool) []Word {
+// Trees returns the paths beneath which the command may replace, rename or
+// remove anything, the path itself included: rm and rmdir operands, mv
+// sources and destinations, the destination of a recursive cp or install,
+// rsync's destination, unzip's -d folder and tar's -C folder when
+// extracting, and the path a copy, move or link into a folder creates
+// (DEST/<base of the source>). A folder here that holds a guarded file
+// changes that file. Trees adds to Writes; it repeats none of it.
+func Trees(a *Analysis) []Word {
+	return collect(a, func(s *sink) []Word { return s.trees })
+}
+
+// Links returns the targets of the links ln and link create: a link to a
+// guarded file lets a later write reach it under another name.
+func Links(a *Analysis) []Word {
+	return collect(a, func(s *sink) []Word { return s.links })
+}
+
+func collect(a *Analysis, pick func(*sink) []Word) []Word {
 	if a == nil {
 		return nil
 	}
@@ -40,10 +57,7 @@ func collect(a *Analysis, reads bool) []Word {
 	for i := range a.Commands {
 		var s sink
 		commandIO(&a.Commands[i], &s)
-		list := s.writes
-		if reads {
-			list = s.reads
-		}
+		list := pick(&s)
 		for _, w := range list {
 			if w.Lit == "" && !w.Dynamic {
 				continue
@@ -58,11 +72,12 @@ func collect(a *Analysis, reads bool) []Word {
 }
 
 type sink struct {
-	reads, writes []Word
+	reads, writes, trees, links []Word
 }
 
 func (s *sink) read(ws ...Word)  { s.reads = append(s.reads, ws...) }
 func (s *sink) write(ws ...Word) { s.writes = append(s.writes, ws...) }
+func (s *sink) tree(ws ...Word)  { s.trees = append(s.trees, ws...) }
 func (s *sink) both(ws ...Word)  { s.read(ws...); s.write(ws...) }
 
 // trimWord is the part of w after a literal prefix (of=, @, --output=).
@@ -362,6 +377,7 @@ func commandIO(c *Command, s *sink) {
 		s.read(values(flags, "--exclude-from", "--include-from", "--files-from", "--password-file", "-F", "-i")...)
 		if len(pos) > 0 {
 			s.write(pos[len(pos)-1])
+			s.tree(pos[len(pos)-1])
 			s.read(pos[:len(pos)-1]...)
 			if has(flags, "--remove-source-files") {
 				s.write(pos[:len(pos)-1]...)
@@ -387,6 +403,10 @@ func commandIO(c *Command, s *sink) {
 			pos = pos[:1]
 		}
 		s.write(pos...)
+		switch name {
+		case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put":
+			s.tree(pos...)
+		}
 	case "chmod", "chown", "chgrp":
 		_, targets := permArgs(name, args)
 		s.write(targets...)
@@ -411,6 +431,7 @@ func commandIO(c *Command, s *sink) {
 			dir := "."
 			if d := values(flags, "-d"); len(d) > 0 {
 				dir = d[0].Lit
+				s.tree(d[0])
 			}
 			s.write(dirContents(dir))
 		}
@@ -624,8 +645,29 @@ func copyIO(name string, args []Word, s *sink) {
 	}
 	s.write(dest...)
 	s.read(pos...)
-	if name == "mv" {
+	recursive := has(flags, "-r", "-R", "-a", "--recursive", "--archive")
+	switch name {
+	case "mv":
 		s.write(pos...)
+		s.tree(pos...)
+		s.tree(dest...)
+	case "ln", "link":
+		s.links = append(s.links, pos...)
+	case "cp", "install":
+		if recursive {
+			s.tree(dest...)
+		}
+	}
+	// The file a copy into a folder creates: DEST/<base of the source>.
+	for _, d := range dest {
+		if d.Dynamic {
+			continue
+		}
+		for _, p := range pos {
+			if b := baseName(strings.TrimRight(p.Lit, "/")); !p.Dynamic && b != "" && b != "." && b != ".." {
+				s.tree(Word{Lit: strings.TrimRight(d.Lit, "/") + "/" + b})
+			}
+		}
 	}
 }
 
@@ -879,6 +921,9 @@ func tarIO(args []Word, s *sink) {
 		if toStdout {
 			return
 		}
+		if len(dirs) > 0 {
+			s.tree(dirs[len(dirs)-1])
+		}
 		if len(ops) == 0 {
 			if dir == "" {
 				dir = "./"
@@ -953,6 +998,7 @@ func gitIO(args []Word, s *sink) {
 	case "commit", "tag", "branch", "push", "fetch", "remote", "config", "status", "log-level":
 		// operands are names, refs, messages
 		if sub.Lit == "config" {
+			gitConfigIO(rest, s)
 			return
 		}
 		s.read(pos...)
@@ -963,5 +1009,43 @@ func gitIO(args []Word, s *sink) {
 				s.read(trimWord(p, p.Lit[:len(p.Lit)-len(path)]))
 			}
 		}
+	}
+}
+
+// gitConfigIO: `git config` with a value, --unset, --add, an edit or a
+// section change writes the config file it names (.git/config by default,
+// ~/.gitconfig with --global, the --file operand).
+func gitConfigIO(args []Word, s *sink) {
+	file := Word{Lit: ".git/config"}
+	write, operands := false, 0
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a.Dynamic:
+			operands++
+		case a.Lit == "--global":
+			file = Word{Lit: "~/.gitconfig"}
+		case a.Lit == "--system":
+			file = Word{}
+		case a.Lit == "-f" || a.Lit == "--file":
+			if k+1 < len(args) {
+				k++
+				file = args[k]
+			}
+		case strings.HasPrefix(a.Lit, "--file="):
+			file = trimWord(a, "--file=")
+		case a.Lit == "--unset" || a.Lit == "--unset-all" || a.Lit == "--add" || a.Lit == "--replace-all" ||
+			a.Lit == "--rename-section" || a.Lit == "--remove-section" || a.Lit == "-e" || a.Lit == "--edit" ||
+			a.Lit == "set" || a.Lit == "unset" || a.Lit == "edit" || a.Lit == "rename-section" || a.Lit == "remove-section":
+			write = true
+		case a.Lit == "get" || a.Lit == "list" || a.Lit == "-l" || a.Lit == "--list" || strings.HasPrefix(a.Lit, "--get"):
+			return
+		case strings.HasPrefix(a.Lit, "-"):
+		default:
+			operands++
+		}
+	}
+	if (write || operands >= 2) && (file.Lit != "" || file.Dynamic) {
+		s.write(file)
 	}
 }

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// TestCreatedFilesRegistered runs every command that writes piagent's own
+// state in a fake home, then walks ~/.pi: every file there must be in the
+// registry, or an agent's tool call could rewrite it unnoticed. A new state
+// file that is not registered fails here.
+func TestCreatedFilesRegistered(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	for _, c := range [][]string{
+		{"piagent-mcp", "approve", "repo", "--yes"},
+		{"piagent-mcp", "reject", "repo"},
+		{"piagent", "policy", "mode", "readOnly"},
+		{"piagent", "extension", "path"},
+		{"piagent", "launch-config"},
+		{"piagent-mcp", "add", "other", "--scope", "global", "--url", "https://o.example/mcp"},
+		{"piagent-mcp", "add", "pig", "--scope", "pi-global", "--url", "https://p.example/mcp"},
+		{"piagent-mcp", "disable", "pig"},
+	} {
+		if _, errs, code := runCLI(t, c[0], home, proj, c[1:]...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, errs)
+		}
+	}
+	g, err := gate.Load(gate.Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := registry.NewSet(g.Registry(nil, nil))
+	files := 0
+	err = filepath.WalkDir(filepath.Join(home, ".pi"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		if _, ok := set.Match(p); !ok {
+			t.Errorf("piagent created %s, which the registry does not list", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 5 {
+		t.Errorf("only %d files under ~/.pi: the commands above did not run as meant", files)
+	}
+}
+
+// TestDoctorListsRegistry: doctor --json carries the registry it protects.
+func TestDoctorListsRegistry(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	out, errs, _ := runCLI(t, "piagent-mcp", home, proj, "doctor", "--json")
+	var doc struct {
+		Protected []registry.Entry `json:"protected"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, errs)
+	}
+	set := registry.NewSet(doc.Protected)
+	for _, p := range []string{registry.ApprovalStore(home), registry.ModeStore(home), filepath.Join(proj, ".mcp.json")} {
+		if _, ok := set.Match(p); !ok {
+			t.Errorf("doctor --json protected lacks %s", p)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package helper
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// registryWorld is a fake home and project holding a repository server, so
+// the registry lists every kind of entry.
+func registryWorld(t *testing.T) (home, proj string) {
+	t.Helper()
+	root := t.TempDir()
+	home, proj = filepath.Join(root, "home"), filepath.Join(root, "proj")
+	for _, d := range []string{filepath.Join(home, ".config", "mcp"), filepath.Join(home, ".pi", "agent"), filepath.Join(proj, ".git", "hooks"), filepath.Join(proj, ".pi")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers":{"evil":{"command":"node","args":["x.js"]}}}`), 0o644)
+	os.WriteFile(filepath.Join(proj, ".git", "config"), []byte("[core]\n"), 0o644)
+	return home, proj
+}
+
+// attacks are the ways a tool call may change a registered path p (a file,
+// or a folder when dir is set): each must be blocked.
+func attacks(p string, dir bool) map[string]guard.Call {
+	target := p
+	if dir {
+		target = filepath.Join(p, "x.ts")
+	}
+	parent, base := q(filepath.Dir(p)), q(filepath.Base(p))
+	bash := func(cmd string) guard.Call {
+		return guard.Call{ToolName: "bash", Input: map[string]any{"command": cmd}}
+	}
+	rm := "rm -f " + q(p)
+	if dir {
+		rm = "rm -rf " + q(p)
+	}
+	return map[string]guard.Call{
+		"write":              {ToolName: "write", Input: map[string]any{"path": target, "content": "{}"}},
+		"edit":               {ToolName: "edit", Input: map[string]any{"path": target, "oldText": "a", "newText": "b"}},
+		"write with @":       {ToolName: "write", Input: map[string]any{"path": "@" + target, "content": "{}"}},
+		"bash redirect":      bash("echo '{}' > " + q(target)),
+		"cp into its folder": bash("cp /tmp/forge/" + base + " " + parent + "/"),
+		"cp -t its folder":   bash("cp -t " + parent + " /tmp/forge/" + base),
+		"mv into its folder": bash("mv /tmp/forge/" + base + " " + parent + "/"),
+		"rm":                 bash(rm),
+		"rename its parent":  bash("mv " + parent + " " + q(filepath.Dir(p)+".old")),
+		"replace its parent": bash("mv /tmp/fake " + parent),
+		"cp -r over parent":  bash("cp -r /tmp/fake/. " + parent),
+		"symlink to it":      bash("ln -s " + q(p) + " link"),
+		"hard link to it":    bash("ln " + q(p) + " link"),
+		"tee":                bash("echo x | tee " + q(target)),
+		"dd":                 bash("dd if=/tmp/x " + q("of="+target)),
+	}
+}
+
+// TestRegistryWritesBlocked generates, from the registry itself, every way
+// of writing each registered path, and asks the helper (the engine the
+// extension and `piagent policy check` ask) about each.
+func TestRegistryWritesBlocked(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	s := &Server{Home: home, Cwd: proj, Build: "test", Binaries: []string{"/opt/piagent/bin/piagent"}}
+	g, err := s.gate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := g.Registry(s.Binaries, nil)
+	cases := 0
+	for _, e := range entries {
+		for name, call := range attacks(e.Path, e.Dir) {
+			cases++
+			d := s.Decide(call)
+			if d.Allowed() {
+				t.Errorf("%s %s (%s): allowed: %+v", name, e.Path, e.What, call.Input)
+			}
+		}
+	}
+	// The table is the registry: it must hold every kind of entry.
+	for _, want := range []string{
+		registry.ApprovalStore(home), registry.ModeStore(home), registry.UserPolicy(home), registry.OwnDir(home),
+		filepath.Join(home, ".pi", "agent", "trust.json"), filepath.Join(home, ".pi", "agent", "mcp-npx-cache.json"),
+		filepath.Join(home, ".pi", "agent", "extensions"), filepath.Join(proj, ".pi"), filepath.Join(proj, ".git", "hooks"),
+		filepath.Join(proj, ".git", "config"), filepath.Join(proj, ".mcp.json"), filepath.Join(home, ".cursor", "mcp.json"),
+		"/opt/piagent/bin/piagent",
+	} {
+		if _, ok := registry.NewSet(entries).Match(want); !ok {
+			t.Errorf("registry lacks %s", want)
+		}
+	}
+	t.Logf("registry: %d entries, %d generated attacks, all blocked", len(entries), cases)
+	if len(entries) < 30 {
+		t.Errorf("registry has only %d entries", len(entries))
+	}
+}
+
+// TestRegistrySymlinkedWrite: a write through a project symlink that points
+// at a registered folder is a write to that folder.
+func TestRegistrySymlinkedWrite(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	if err := os.Symlink(filepath.Join(home, ".pi"), filepath.Join(proj, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	for _, p := range []string{"cfg/piagent-modes.json", "cfg/agent/trust.json"} {
+		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
+			t.Errorf("write %s through a symlink: %+v", p, d)
+		}
+	}
+}
+
+// TestRegistryOrdinaryWritesAllowed: the registry does not swallow the
+// project: ordinary work is still answered allow.
+func TestRegistryOrdinaryWritesAllowed(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	for _, c := range []guard.Call{
+		{ToolName: "write", Input: map[string]any{"path": "src/main.go", "content": "package main"}},
+		{ToolName: "bash", Input: map[string]any{"command": "cp a.txt b.txt"}},
+		{ToolName: "bash", Input: map[string]any{"command": "mkdir -p build && cp -r src build/"}},
+		{ToolName: "bash", Input: map[string]any{"command": "rm -rf build"}},
+		{ToolName: "bash", Input: map[string]any{"command": "mv old.go new.go"}},
+		{ToolName: "bash", Input: map[string]any{"command": "ln -s src/a.go b.go"}},
+		{ToolName: "bash", Input: map[string]any{"command": "git config user.name"}},
+	} {
+		if d := s.Decide(c); !d.Allowed() {
+			t.Errorf("%v: %+v", c.Input, d)
+		}
+	}
+}
+
+// q quotes s for a shell command line.
+func q(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestAttackTableShape(t *testing.T) {
+	// A guard against a table that silently shrinks.
+	if n := len(attacks("/h/.pi/x.json", false)); n != 15 {
+		t.Fatalf("attacks per entry = %d", n)
+	}
+}

@@ -1,0 +1,278 @@
+// Package registry is the one list of the files and folders whose content
+// decides what runs on this machine or what an agent is allowed to do:
+// piagent's own (the approval store, the mode store, the policy files, the
+// launcher's folder), every MCP configuration layer and import kind's file,
+// the adapter's state, Pi's settings, trust and extension folders, and the
+// project's git hooks and config.
+//
+// Everything that must know "what may the agent never change" reads this
+// list: the guard's self-protection, the policy's protected files, the
+// helper's watch list, doctor, and the sandbox profiles. Nothing else names
+// these paths. The list is pure: it is computed from an Input and reads no
+// file.
+package registry
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Owner is who a registered path belongs to.
+type Owner string
+
+const (
+	Piagent Owner = "piagent"
+	MCP     Owner = "mcp" // MCP configuration and the adapter's state
+	Pi      Owner = "pi"
+	Git     Owner = "git"
+)
+
+// Entry is one registered file or folder.
+type Entry struct {
+	// Path is clean and absolute.
+	Path string `json:"path"`
+	// Dir is set for a folder: everything beneath it is registered too.
+	Dir   bool  `json:"dir,omitempty"`
+	Owner Owner `json:"owner"`
+	// What says in a few words why the path decides what runs.
+	What string `json:"what"`
+	// Secret is set where reading is refused too: credentials and tokens.
+	Secret bool `json:"secret,omitempty"`
+	// Watch is set for piagent's own state files whose change must
+	// re-evaluate a cached decision (the configuration layers are watched
+	// through the readers' own list).
+	Watch bool `json:"watch,omitempty"`
+}
+
+// Input is what the list is computed from. Every path is absolute.
+type Input struct {
+	Home string
+	// AgentDir is Pi's agent dir (paths.AgentDir).
+	AgentDir string
+	// Project is the directory Pi starts in; "" lists no project entries.
+	Project string
+	// ConfigDir is the project config folder's name, ".pi" unless Pi is
+	// rebranded.
+	ConfigDir string
+	// Consulted is every further file a configuration reader looked at
+	// (ancestor layers, import candidates, package manifests), present or
+	// missing.
+	Consulted []string
+	// Binaries are piagent's own executables.
+	Binaries []string
+	// Extra are further folders registered for this session (the files the
+	// extension runs from).
+	Extra []string
+}
+
+// File names of piagent's own state under ~/.pi, and of its folder.
+const (
+	storeName  = "piagent-mcp-approvals.json"
+	modesName  = "piagent-modes.json"
+	policyName = "piagent-policy.json"
+	ownDirName = "piagent"
+)
+
+// ApprovalStore is where decisions live, outside every repository.
+func ApprovalStore(home string) string { return filepath.Join(home, ".pi", storeName) }
+
+// ModeStore is where a person's per-project mode choice lives.
+func ModeStore(home string) string { return filepath.Join(home, ".pi", modesName) }
+
+// UserPolicy is the user's tool policy override.
+func UserPolicy(home string) string { return filepath.Join(home, ".pi", policyName) }
+
+// ProjectPolicy is a project's tool policy override. It sits in ".pi"
+// whatever Pi's config folder is called: it is piagent's file, not Pi's.
+func ProjectPolicy(project string) string { return filepath.Join(project, ".pi", policyName) }
+
+// OwnDir is piagent's own folder: the launcher's generated files, the setup
+// record, the extension's files.
+func OwnDir(home string) string { return filepath.Join(home, ".pi", ownDirName) }
+
+// LaunchDir holds the launcher's generated configurations.
+func LaunchDir(home string) string { return filepath.Join(OwnDir(home), "launch") }
+
+// SetupRecord is what `piagent setup` installed.
+func SetupRecord(home string) string { return filepath.Join(OwnDir(home), "setup.json") }
+
+// ExtensionDir is where `piagent extension path` writes the extension of
+// one version.
+func ExtensionDir(home, version string) string {
+	return filepath.Join(OwnDir(home), "extension", version)
+}
+
+// LocksDir holds the locks piagent takes around edits of MCP files.
+func LocksDir(home string) string { return filepath.Join(home, ".pi", "piagent-locks") }
+
+// AdapterCache is the adapter's tool catalogue cache.
+func AdapterCache(agentDir string) string { return filepath.Join(agentDir, "mcp-cache.json") }
+
+// Watched lists the paths of entries marked Watch.
+func Watched(entries []Entry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Watch {
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
+// ImportFiles are the files the seven import kinds read beneath home and
+// the project, the adapter's candidates and the real tools' paths (the
+// opencode walk up to the git root arrives through Input.Consulted).
+func ImportFiles(home, project string) []string {
+	h := func(e ...string) string { return filepath.Join(append([]string{home}, e...)...) }
+	out := []string{
+		h(".cursor", "mcp.json"),
+		h(".claude", "mcp.json"), h(".claude.json"), h(".claude", "claude_desktop_config.json"),
+		h("Library", "Application Support", "Claude", "claude_desktop_config.json"),
+		h(".config", "Claude", "claude_desktop_config.json"),
+		h(".codex", "config.toml"), h(".codex", "config.json"),
+		h(".config", "opencode", "opencode.json"),
+		h(".windsurf", "mcp.json"), h(".codeium", "windsurf", "mcp_config.json"),
+	}
+	if project != "" {
+		out = append(out, filepath.Join(project, ".vscode", "mcp.json"), filepath.Join(project, "opencode.json"))
+	}
+	return out
+}
+
+// List computes the registry for in, sorted by path, without duplicates
+// (the first description of a path wins).
+func List(in Input) []Entry {
+	var out []Entry
+	add := func(p string, dir bool, o Owner, what string) *Entry {
+		if p == "" {
+			return nil
+		}
+		out = append(out, Entry{Path: filepath.Clean(p), Dir: dir, Owner: o, What: what})
+		return &out[len(out)-1]
+	}
+	secret := func(e *Entry) { e.Secret = true }
+	watch := func(e *Entry) { e.Watch = true }
+
+	home, agent := in.Home, in.AgentDir
+	cfg := in.ConfigDir
+	if cfg == "" {
+		cfg = ".pi"
+	}
+
+	// piagent's own.
+	secret(add(ApprovalStore(home), false, Piagent, "approval store: who approved which server definition"))
+	add(ApprovalStore(home)+".lock", false, Piagent, "the approval store's lock")
+	watch(add(ModeStore(home), false, Piagent, "the person's mode choice per project"))
+	watch(add(UserPolicy(home), false, Piagent, "the user's tool policy"))
+	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension")
+	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
+	for _, b := range in.Binaries {
+		add(b, false, Piagent, "piagent's own executable")
+	}
+	for _, x := range in.Extra {
+		add(x, true, Piagent, "files this session runs from")
+	}
+
+	// MCP configuration: every layer the adapter reads, every import kind's
+	// files, the adapter's state in the agent dir.
+	add(filepath.Join(home, ".config", "mcp", "mcp.json"), false, MCP, "global MCP configuration")
+	add(filepath.Join(agent, "mcp.json"), false, MCP, "Pi-global MCP configuration (the adapter's and Pi's built-in client's)")
+	for _, p := range ImportFiles(home, in.Project) {
+		add(p, false, MCP, "an import kind's MCP configuration")
+	}
+	watch(add(AdapterCache(agent), false, MCP, "the adapter's tool catalogue cache"))
+	add(filepath.Join(agent, "mcp-npx-cache.json"), false, MCP, "the adapter's npx resolution cache: it runs the binaries named there")
+	add(filepath.Join(agent, "mcp-onboarding.json"), false, MCP, "the adapter's onboarding state")
+	secret(add(filepath.Join(agent, "mcp-oauth"), true, MCP, "the adapter's OAuth tokens"))
+	secret(add(filepath.Join(agent, "mcp-oauth-encrypted"), true, MCP, "the adapter's encrypted OAuth tokens"))
+	add(filepath.Join(agent, "agent-plugin-data"), true, MCP, "agent plugins' data")
+
+	// Pi's own.
+	add(filepath.Join(agent, "settings.json"), false, Pi, "Pi's user settings: packages and extensions it loads")
+	add(filepath.Join(agent, "trust.json"), false, Pi, "Pi's project trust: which projects' .pi files Pi loads")
+	secret(add(filepath.Join(agent, "auth.json"), false, Pi, "Pi's provider credentials"))
+	add(filepath.Join(agent, "models.json"), false, Pi, "Pi's model providers: where prompts and keys are sent")
+	add(filepath.Join(agent, "extensions"), true, Pi, "extensions Pi loads into every session")
+	add(filepath.Join(agent, "npm"), true, Pi, "Pi packages installed for the user")
+	add(filepath.Join(agent, "git"), true, Pi, "Pi packages cloned for the user")
+
+	if p := in.Project; p != "" {
+		add(filepath.Join(p, ".mcp.json"), false, MCP, "the project's MCP configuration")
+		add(filepath.Join(p, cfg), true, Pi, "the project's Pi folder: mcp.json, settings.json, extensions, packages Pi and the adapter load")
+		watch(add(ProjectPolicy(p), false, Piagent, "the project's tool policy"))
+		add(filepath.Join(p, ".git", "hooks"), true, Git, "git hooks: code git runs for the person")
+		add(filepath.Join(p, ".git", "config"), false, Git, "git config: aliases, hooks path and programs git runs")
+	}
+	for _, c := range in.Consulted {
+		add(c, false, MCP, "a file a configuration reader consults")
+	}
+
+	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return slices.CompactFunc(out, func(a, b Entry) bool { return a.Path == b.Path })
+}
+
+// Set is a registry prepared for lookups.
+type Set struct {
+	entries []Entry
+	files   []string          // sorted paths of file entries
+	lower   map[string]string // lower-cased path → path, for case-folding file systems
+	dirs    []string          // folder entries
+}
+
+// NewSet prepares entries for Match.
+func NewSet(entries []Entry) *Set {
+	s := &Set{entries: entries, lower: make(map[string]string, len(entries))}
+	for _, e := range entries {
+		if e.Dir {
+			s.dirs = append(s.dirs, e.Path)
+		} else {
+			s.files = append(s.files, e.Path)
+		}
+		s.lower[strings.ToLower(e.Path)] = e.Path
+	}
+	slices.Sort(s.files)
+	return s
+}
+
+// Entries returns the set's entries.
+func (s *Set) Entries() []Entry { return s.entries }
+
+// Match reports the registered path p is, or lies beneath. p must be clean
+// and absolute.
+func (s *Set) Match(p string) (string, bool) {
+	if _, ok := slices.BinarySearch(s.files, p); ok {
+		return p, true
+	}
+	if f, ok := s.lower[strings.ToLower(p)]; ok {
+		return f, true
+	}
+	for _, d := range s.dirs {
+		if within(d, p) || within(strings.ToLower(d), strings.ToLower(p)) {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// Holds reports a registered path that lies beneath p (p is an ancestor of
+// it): renaming, removing or replacing p changes that entry.
+func (s *Set) Holds(p string) (string, bool) {
+	for _, e := range s.entries {
+		if e.Path != p && within(p, e.Path) {
+			return e.Path, true
+		}
+	}
+	return "", false
+}
+
+// within reports whether p is root or lies beneath it; both clean.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return len(p) > len(root) && p[len(root)] == filepath.Separator && p[:len(root)] == root
+}
