@@ -38,6 +38,9 @@ func Main(name string, args []string, env Env) int {
 	// headroom than the default.
 	debug.SetGCPercent(400)
 	a := &app{env: env, name: name}
+	if code, ok := a.sandboxFast(args); ok {
+		return code // runs before every agent command: no command tree
+	}
 	var root *cobra.Command
 	if name == "piagent-mcp" {
 		root = a.mcpCommand("piagent-mcp")

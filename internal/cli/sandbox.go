@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
+)
+
+func init() {
+	extraCommands = append(extraCommands, (*app).sandboxCommand)
+}
+
+func (a *app) sandboxCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Run a command confined by the operating system (Landlock on Linux)",
+		Args:  cobra.NoArgs,
+	}
+	exec := &cobra.Command{
+		Use:   "exec [--project DIR] -- COMMAND [ARGS...]",
+		Short: "Confine this process to the agent profile, then run COMMAND in its place",
+		Long: `Confine this process to the agent profile, then run COMMAND in its place.
+
+The profile is derived from piagent's registry and the project, never from
+the repository: COMMAND and everything it starts may write only the
+project, the temporary folders and private package caches; every file that
+decides what runs stays read-only, Unix-socket connections are refused and,
+where a mount namespace is available, registered files inside the project
+are mounted read-only and its secrets hidden. Standard streams, the exit
+status and signals pass through: COMMAND replaces piagent.`,
+		Example: `  piagent sandbox exec -- /bin/bash -c 'go test ./...'
+  piagent sandbox exec --project ~/src/app -- npm ci`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	exec.Flags().String("project", "", "the project directory (default: the working directory)")
+	exec.RunE = run(func(c *cobra.Command, args []string) error {
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		p := a.agentProfile(dir)
+		err = sandbox.Exec(p, args, a.env.Environ)
+		var ue *sandbox.UnavailableError
+		if errors.As(err, &ue) {
+			return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
+		}
+		return refused(fmt.Errorf("nothing was run: %w", err))
+	})
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Say what the sandbox enforces on this machine, and the agent profile for this project",
+		Args:  cobra.NoArgs,
+	}
+	status.Flags().String("project", "", "the project directory (default: the working directory)")
+	asJSON := status.Flags().Bool("json", false, "print JSON")
+	status.RunE = run(func(c *cobra.Command, _ []string) error {
+		dir, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		st := sandbox.Probe()
+		p := a.agentProfile(dir)
+		if *asJSON {
+			enc := json.NewEncoder(a.env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(struct {
+				Status  sandbox.Status  `json:"status"`
+				Profile sandbox.Profile `json:"profile"`
+			}{st, p})
+		}
+		a.printSandbox(st, p)
+		if st.Mechanism == "" {
+			return &cliError{code: 1, err: errors.New("no sandbox applies here: " + st.Missing), quiet: true}
+		}
+		return nil
+	})
+	c.AddCommand(exec, status)
+	return c
+}
+
+// sandboxFast runs `piagent sandbox exec [--project DIR] -- COMMAND...`
+// without building the command tree: it starts before every command the
+// agent runs. Anything else (help, other flags) goes the usual way.
+func (a *app) sandboxFast(args []string) (int, bool) {
+	if a.name != "piagent" || len(args) < 3 || args[0] != "sandbox" || args[1] != "exec" {
+		return 0, false
+	}
+	rest, project := args[2:], a.env.Dir
+	if len(rest) > 1 && rest[0] == "--project" {
+		project, rest = rest[1], rest[2:]
+	} else if p, ok := strings.CutPrefix(rest[0], "--project="); ok {
+		project, rest = p, rest[1:]
+	}
+	if len(rest) < 2 || rest[0] != "--" {
+		return 0, false
+	}
+	project = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, project))
+	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+		return 0, false // the usual path words the error
+	}
+	err := sandbox.Exec(a.agentProfile(project), rest[1:], a.env.Environ)
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) {
+		err = refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
+	} else {
+		err = refused(fmt.Errorf("nothing was run: %w", err))
+	}
+	return report(a.env.Stderr, a.name, err), true
+}
+
+// agentProfile derives the agent profile for a project from the registry.
+func (a *app) agentProfile(project string) sandbox.Profile {
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	getenv := paths.Getenv(a.env.Getenv)
+	agentDir := paths.AgentDir(a.env.Home, project, getenv)
+	cfg := paths.ConfigDirName(getenv)
+	var ancestors []string
+	for d := filepath.Dir(project); d != filepath.Dir(d); d = filepath.Dir(d) {
+		ancestors = append(ancestors, filepath.Join(d, ".mcp.json"), filepath.Join(d, cfg, "mcp.json"))
+	}
+	reg := registry.List(registry.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
+		Consulted: ancestors, Binaries: executables()})
+	return sandbox.Agent(sandbox.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
+		TempDir: tempDir(a.env), Getenv: a.env.Getenv, Registry: reg})
+}
+
+// tempDir is the system temporary folder as the command would see it.
+func tempDir(env Env) string {
+	if t := env.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		return filepath.Clean(t)
+	}
+	return "/tmp"
+}
+
+func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
+	w := a.env.Stdout
+	if st.Mechanism == "" {
+		fmt.Fprintf(w, "sandbox: none on this machine: %s\n", st.Missing)
+		fmt.Fprintln(w, "commands the agent runs are checked by the command reader alone; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead")
+		return
+	}
+	mount := "no (registered files inside writable folders are protected by the command reader only)"
+	if st.MountNamespace {
+		mount = "yes"
+	}
+	fmt.Fprintf(w, "sandbox: %s ABI %d; signal and abstract-socket scoping: %v; Unix sockets refused (seccomp): %v; private mount namespace: %s\n",
+		st.Mechanism, st.ABI, st.Scoped, p.NoUnixSockets && st.Seccomp, mount)
+	list := func(title string, ps []string) {
+		if len(ps) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s:\n  %s\n", title, strings.Join(ps, "\n  "))
+	}
+	list("writable", p.Writable)
+	list("read-only inside writable folders", p.ReadOnly)
+	list("hidden", append(append([]string{}, p.Hidden...), p.HiddenDirs...))
+	list("not protected by the sandbox (the command could create them)", p.Unprotected)
+	list("environment", p.Env)
+}

@@ -1,0 +1,371 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/sandbox"
+)
+
+var piagentBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "piagent-sandbox-bin-")
+	if err != nil {
+		panic(err)
+	}
+	piagentBin = filepath.Join(dir, "piagent")
+	out, err := exec.Command("go", "build", "-o", piagentBin, "github.com/piagent/piagent/cmd/piagent").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build piagent: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	if err := os.Symlink(piagentBin, filepath.Join(dir, "piagent-mcp")); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// needSandbox skips where this machine cannot confine; the project's own
+// machines (and CI) can, so there the attacks always run.
+func needSandbox(t *testing.T) sandbox.Status {
+	t.Helper()
+	st := sandbox.Probe()
+	if st.Mechanism == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must run the sandbox attacks: %s", st.Missing)
+		}
+		t.Skip("no sandbox here: " + st.Missing)
+	}
+	return st
+}
+
+type world struct {
+	root, home, proj, forge string
+	env                     []string
+}
+
+// newWorld is a fake home, inside the temporary folder (so every registered
+// file lies inside a writable folder and only the mount namespace protects
+// it), with a repository server waiting for approval.
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root := t.TempDir()
+	w := &world{root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj"), forge: filepath.Join(root, "forge")}
+	for _, d := range []string{filepath.Join(w.home, ".pi", "agent", "extensions"), filepath.Join(w.home, ".config", "mcp"), filepath.Join(w.proj, ".git", "hooks"), filepath.Join(w.proj, ".pi"), w.forge, filepath.Join(w.forge, "fakepi")} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	write(t, filepath.Join(w.proj, ".mcp.json"), `{"mcpServers":{"evil":{"command":"node","args":["evil.js"]}}}`)
+	write(t, filepath.Join(w.proj, "evil.js"), `// evil`)
+	write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n")
+	write(t, filepath.Join(w.proj, ".env"), "TOKEN=s3cr3t-value\n")
+	write(t, filepath.Join(w.home, ".config", "mcp", "mcp.json"), `{"mcpServers":{}}`)
+	write(t, filepath.Join(w.home, ".pi", "agent", "settings.json"), `{}`)
+	write(t, filepath.Join(w.home, ".pi", "agent", "auth.json"), `{"anthropic":{"key":"sk-ant-secret"}}`)
+	w.env = []string{"HOME=" + w.home, "PATH=" + filepath.Dir(piagentBin) + ":" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir()}
+	// A forged store approving evil: it needs only the digest, which get
+	// prints.
+	g := w.gate(t)
+	s, _ := g.Server("evil")
+	if s == nil || s.State != gate.PendingApproval {
+		t.Fatalf("evil: %+v", s)
+	}
+	forged := fmt.Sprintf(`{"version":1,"projects":{%q:{"servers":{"evil":{"decision":"approved","digest":%q,"decidedAt":"2026-01-01T00:00:00Z"}}}}}`, g.Project, s.Digest)
+	write(t, filepath.Join(w.forge, "piagent-mcp-approvals.json"), forged)
+	write(t, filepath.Join(w.forge, "fakepi", "piagent-mcp-approvals.json"), forged)
+	write(t, filepath.Join(w.forge, "mcp.json"), `{"mcpServers":{"planted":{"command":"sh","args":["-c","id"]}}}`)
+	write(t, filepath.Join(w.forge, "x.tar"), "")
+	return w
+}
+
+func (w *world) gate(t *testing.T) *gate.Gate {
+	t.Helper()
+	g, err := gate.Load(gate.Options{Home: w.home, Cwd: w.proj})
+	must(t, err)
+	return g
+}
+
+// snapshot hashes every file beneath home and the project's registered
+// folders, so a change anywhere there is seen.
+func (w *world) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, e := range w.gate(t).Registry(nil, nil) {
+		if !strings.HasPrefix(e.Path, w.root) {
+			continue
+		}
+		filepath.Walk(e.Path, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return nil
+			}
+			if fi.Mode().IsRegular() {
+				data, _ := os.ReadFile(p)
+				out[p] = fmt.Sprintf("%x", sha256.Sum256(data))
+			} else {
+				out[p] = fi.Mode().String()
+			}
+			return nil
+		})
+		if _, err := os.Lstat(e.Path); err != nil {
+			out[e.Path] = "absent"
+		}
+	}
+	return out
+}
+
+// run runs a bash command line under `piagent sandbox exec` in the project.
+func (w *world) run(t *testing.T, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(piagentBin, "sandbox", "exec", "--", "/bin/bash", "-c", script)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func TestAttacksUnderSandbox(t *testing.T) {
+	needSandbox(t)
+	attacks := map[string]string{
+		"cp into ~/.pi":          `cp $F/piagent-mcp-approvals.json ~/.pi/`,
+		"cp -r into ~/.pi":       `cp -r $F/fakepi/. ~/.pi/`,
+		"swap ~/.pi":             `mv ~/.pi ~/.pi.old && mv $F/fakepi ~/.pi`,
+		"cp -t ~/.pi":            `cp -t ~/.pi $F/piagent-mcp-approvals.json`,
+		"plant a user server":    `cp $F/mcp.json ~/.config/mcp/`,
+		"python approve":         `python3 -c "import subprocess;subprocess.run(['pia'+'gent-mcp','approve','evil','--yes'])"`,
+		"alias approve":          "shopt -s expand_aliases\nalias p=piagent-mcp\np approve evil --yes",
+		"script approve":         `printf 'piagent-mcp approve evil --yes\n' > run.sh && sh run.sh`,
+		"python write":           `python3 -c "import shutil,os;shutil.copy('$F/piagent-mcp-approvals.json', os.path.expanduser('~/.pi/piagent-mcp-approvals.json'))"`,
+		"perl write":             `perl -e 'open(my $f, ">", "$ENV{HOME}/.pi/piagent-mcp-approvals.json") or die $!; print $f "{}"'`,
+		"node write":             `node -e 'require("fs").copyFileSync(process.env.F+"/piagent-mcp-approvals.json", process.env.HOME+"/.pi/piagent-mcp-approvals.json")'`,
+		"dd":                     `dd if=$F/piagent-mcp-approvals.json of=$HOME/.pi/piagent-mcp-approvals.json`,
+		"tee":                    `tee ~/.pi/piagent-mcp-approvals.json < $F/piagent-mcp-approvals.json`,
+		"install":                `install -m 600 $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+		"tar -x":                 `tar -C $F/fakepi -cf $F/x.tar piagent-mcp-approvals.json && tar -xf $F/x.tar -C ~/.pi`,
+		"ln -s over the store":   `ln -sf $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+		"hard link into ~/.pi":   `ln $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+		"rename parent":          `mv ~/.config/mcp ~/.config/mcp.old`,
+		"rename agent dir":       `mv ~/.pi/agent ~/.pi/agent.old`,
+		"mode store":             `echo '{"version":1,"projects":{}}' > ~/.pi/piagent-modes.json`,
+		"trust":                  `echo '{}' > ~/.pi/agent/trust.json`,
+		"npx cache":              `echo '{}' > ~/.pi/agent/mcp-npx-cache.json`,
+		"user extension":         `echo 'export default () => {}' > ~/.pi/agent/extensions/x.ts`,
+		"pi settings":            `echo '{"packages":["npm:evil"]}' > ~/.pi/agent/settings.json`,
+		"project extension":      `mkdir -p .pi/extensions && echo 'export default () => {}' > .pi/extensions/x.ts`,
+		"project pi settings":    `echo '{}' > .pi/settings.json`,
+		"git hook":               `echo 'rm -rf ~' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+		"git config alias":       `git config alias.nuke '!rm -rf ~'`,
+		"rename .git":            `mv .git .git.old && mkdir -p .git/hooks`,
+		"edit .mcp.json":         `echo '{"mcpServers":{"evil":{"command":"sh"}}}' > .mcp.json`,
+		"remove .mcp.json":       `rm -f .mcp.json`,
+		"python rename parent":   `python3 -c "import os;os.rename(os.path.expanduser('~/.pi'), os.path.expanduser('~/.pi2'))"`,
+		"truncate the store dir": `: > ~/.pi/piagent-mcp-approvals.json.lock`,
+	}
+	w := newWorld(t)
+	w.env = append(w.env, "F="+w.forge)
+	before := w.snapshot(t)
+	for name, script := range attacks {
+		out, _ := w.run(t, script)
+		after := w.snapshot(t)
+		for p, h := range before {
+			if after[p] != h {
+				t.Errorf("%s: %s changed (%s -> %s)\n%s", name, p, h, after[p], out)
+			}
+		}
+		for p := range after {
+			if _, ok := before[p]; !ok {
+				t.Errorf("%s: %s appeared\n%s", name, p, out)
+			}
+		}
+		if s, _ := w.gate(t).Server("evil"); s == nil || s.State != gate.PendingApproval {
+			t.Errorf("%s: evil is %v\n%s", name, s, out)
+		}
+		if _, ok := w.gate(t).Server("planted"); ok {
+			t.Errorf("%s: a server was planted", name)
+		}
+		before = after
+	}
+	t.Logf("%d attacks, every registered file byte-identical, evil still %s", len(attacks), gate.PendingApproval)
+}
+
+// TestSecretsHidden: the project's .env and Pi's auth.json read as empty
+// inside the sandbox when a mount namespace is available.
+func TestSecretsHidden(t *testing.T) {
+	if st := needSandbox(t); !st.MountNamespace {
+		t.Skip("no mount namespace here: secrets stay readable (docs/sandbox.md)")
+	}
+	w := newWorld(t)
+	out, err := w.run(t, `cat .env; cat ~/.pi/agent/auth.json; echo done`)
+	if err != nil || strings.Contains(out, "s3cr3t") || strings.Contains(out, "sk-ant") || !strings.Contains(out, "done") {
+		t.Fatalf("err %v, output %q", err, out)
+	}
+}
+
+// TestUnixSocketRefused: a daemon outside the sandbox listening on a Unix
+// socket is never reached, so it cannot be asked to do the work.
+func TestUnixSocketRefused(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	l, err := net.Listen("unix", sock)
+	must(t, err)
+	defer l.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	out, err := w.run(t, fmt.Sprintf(`python3 -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('%s')"`, sock))
+	if err == nil || !strings.Contains(out, "ermission") {
+		t.Errorf("connect under the sandbox: err %v, output %q", err, out)
+	}
+	// A positive control: the same connection unconfined is accepted.
+	c, err := net.Dial("unix", sock)
+	must(t, err)
+	c.Close()
+	time.Sleep(50 * time.Millisecond)
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("the daemon accepted %d connections, want only the unconfined one", n)
+	}
+	// socketpair stays: a pipe-like pair makes no connection outside.
+	if out, err := w.run(t, `python3 -c "import socket;a,b=socket.socketpair();a.send(b'x');print(b.recv(1))"`); err != nil {
+		t.Errorf("socketpair: %v %s", err, out)
+	}
+}
+
+// TestKillHelperRefused: a confined command cannot signal a process outside
+// its sandbox (the helper).
+func TestKillHelperRefused(t *testing.T) {
+	if st := needSandbox(t); !st.Scoped {
+		t.Skip("Landlock ABI < 6: no signal scoping")
+	}
+	w := newWorld(t)
+	helper := exec.Command("sleep", "60")
+	must(t, helper.Start())
+	defer helper.Process.Kill()
+	out, err := w.run(t, fmt.Sprintf("kill -9 %d", helper.Process.Pid))
+	if err == nil {
+		t.Errorf("kill succeeded: %s", out)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := helper.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the helper is gone: %v", err)
+	}
+}
+
+// TestDevelopmentWorks: what development needs still works under the
+// profile: writing the project and TMPDIR, git commit, the exit status.
+func TestDevelopmentWorks(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	out, err := w.run(t, `set -e
+echo hi > notes.txt
+t=$(mktemp) && echo x > "$t" && test -s "$t"
+case "$TMPDIR" in */piagent-sandbox-*) ;; *) echo "TMPDIR=$TMPDIR"; exit 9;; esac
+git -c user.email=a@b -c user.name=a -c init.defaultBranch=main init -q scratch
+cd scratch && echo a > a && git add a && git -c user.email=a@b -c user.name=a commit -qm one && git log --oneline | wc -l`)
+	if err != nil || strings.TrimSpace(lastLine(out)) != "1" {
+		t.Fatalf("err %v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, "notes.txt")); err != nil {
+		t.Error(err)
+	}
+	_, err = w.run(t, `exit 7`)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Errorf("exit status: %v", err)
+	}
+}
+
+// TestGoTestUnderSandbox builds and tests one package of this project under
+// the profile, with private caches fed from the user's module cache.
+func TestGoTestUnderSandbox(t *testing.T) {
+	needSandbox(t)
+	if testing.Short() {
+		t.Skip("compiles the standard library into a private cache")
+	}
+	w := newWorld(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	must(t, err)
+	cmd := exec.Command(piagentBin, "sandbox", "exec", "--project", root, "--", "go", "test", "-count=1", "./internal/digest/...")
+	cmd.Dir = root
+	cmd.Env = append(w.env, "GOMODCACHE="+goEnv(t, "GOMODCACHE"), "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test under the sandbox: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("ok")) {
+		t.Fatalf("%s", out)
+	}
+}
+
+func goEnv(t *testing.T, k string) string {
+	out, err := exec.Command("go", "env", k).Output()
+	must(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(s), 0o644))
+}
+
+// BenchmarkExecTrue and BenchmarkSandboxExecTrue measure, in one run, what
+// `piagent sandbox exec` adds to starting a command.
+func BenchmarkExecTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSandboxExecTrue(b *testing.B) {
+	if sandbox.Probe().Mechanism == "" {
+		b.Skip("no sandbox here")
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		cmd := exec.Command(piagentBin, "sandbox", "exec", "--", "/bin/true")
+		cmd.Dir = dir
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+// Package sandbox confines the commands an agent runs, and the servers
+// piagent starts, with the operating system: Landlock, a seccomp filter and,
+// where the platform allows one, a private mount namespace on Linux
+// (Seatbelt on macOS is described from the same Profile).
+//
+// A Profile is the portable description: what may be written, which
+// registered paths inside those writable folders must stay read-only, which
+// protected files are hidden, and which environment the command gets. It is
+// derived from the registry and the project, never from the repository.
+// Exec applies a profile to the current process and replaces it with the
+// command, so every descendant inherits the confinement.
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// Profile is what a confined command may do.
+type Profile struct {
+	// Name is "agent" or "server".
+	Name string `json:"name"`
+	// Writable are the folders the command may write beneath; everything
+	// else is read-only.
+	Writable []string `json:"writable"`
+	// ReadOnly are registered paths that exist inside a writable folder:
+	// they are mounted read-only where a mount namespace is available.
+	ReadOnly []string `json:"readOnly"`
+	// Pinned are the folders between a writable folder and a ReadOnly path:
+	// they are made mount points so that they cannot be renamed, removed
+	// or replaced.
+	Pinned []string `json:"pinned"`
+	// Unprotected are registered paths inside a writable folder that do not
+	// exist yet, with no existing folder that could be made read-only in
+	// their place: the command could create them. The guard's reading of
+	// commands still stops the usual ways, and the gate still treats what
+	// appears there as unapproved.
+	Unprotected []string `json:"unprotected"`
+	// Hidden are protected files (secrets) inside a writable folder that are
+	// replaced by an empty file where a mount namespace is available;
+	// HiddenDirs likewise by an empty folder.
+	Hidden     []string `json:"hidden"`
+	HiddenDirs []string `json:"hiddenDirs"`
+	// Denied are secret files and folders outside the writable folders that
+	// the command may not read (the registry's secret entries).
+	Denied []string `json:"denied"`
+	// Env are KEY=VALUE pairs set for the command: TMPDIR and the private
+	// package caches.
+	Env []string `json:"env"`
+	// NoUnixSockets refuses socket(AF_UNIX) (socketpair stays): a confined
+	// command cannot ask an unconfined daemon to do its work.
+	NoUnixSockets bool `json:"noUnixSockets"`
+}
+
+// Input is what a profile is derived from.
+type Input struct {
+	Home, AgentDir, Project, ConfigDir string
+	// TempDir is the system temporary folder (os.TempDir()).
+	TempDir string
+	// Getenv reads the environment the command would get, for the user's
+	// own cache locations.
+	Getenv func(string) string
+	// Registry is the registry for this home and project.
+	Registry []registry.Entry
+	// Extra are further writable folders (a person's grants).
+	Extra []string
+}
+
+// hiddenNames are the protected files inside the project that a confined
+// command may not read: secrets the repository's own tests never need.
+var hiddenNames = []string{".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".netrc"}
+
+// allowedNames stay readable although they match hiddenNames.
+var allowedNames = []string{".env.example", ".env.sample", ".env.template"}
+
+// PrivateDir is the per-project folder holding a confined command's private
+// temporary folder and caches, beneath the system temporary folder.
+func PrivateDir(tempDir, project string) string {
+	sum := sha256.Sum256([]byte(project))
+	return filepath.Join(tempDir, "piagent-sandbox-"+strconvUID(), hex.EncodeToString(sum[:8]))
+}
+
+// Agent derives the profile for the commands the agent runs.
+func Agent(in Input) Profile {
+	private := PrivateDir(in.TempDir, in.Project)
+	p := Profile{Name: "agent", NoUnixSockets: true}
+	p.Writable = clean(append([]string{in.Project, in.TempDir, "/var/tmp", "/dev/shm"}, in.Extra...))
+	p.Env = cacheEnv(private, in)
+
+	set := registry.NewSet(in.Registry)
+	for _, e := range in.Registry {
+		// Credentials (Pi's auth.json, the adapter's OAuth tokens) are
+		// hidden; piagent's own store stays readable to piagent-mcp list.
+		if !e.Secret || e.Owner == registry.Piagent {
+			continue
+		}
+		if fi, err := os.Stat(e.Path); err == nil && !inAny(p.Writable, e.Path) {
+			p.Denied = append(p.Denied, e.Path)
+			if fi.IsDir() {
+				p.HiddenDirs = append(p.HiddenDirs, e.Path)
+			} else {
+				p.Hidden = append(p.Hidden, e.Path)
+			}
+		}
+	}
+	for _, e := range in.Registry {
+		root, ok := rootOf(p.Writable, e.Path)
+		if !ok {
+			continue
+		}
+		if _, err := os.Lstat(e.Path); err == nil {
+			p.ReadOnly = append(p.ReadOnly, e.Path)
+			p.Pinned = append(p.Pinned, between(root, e.Path)...)
+			if e.Secret && e.Owner != registry.Piagent {
+				if e.Dir {
+					p.HiddenDirs = append(p.HiddenDirs, e.Path)
+				} else {
+					p.Hidden = append(p.Hidden, e.Path)
+				}
+			}
+			continue
+		}
+		// Missing: make its nearest existing folder read-only, unless that
+		// folder is a writable root or the project itself (the command's
+		// own workspace).
+		anc := nearestExisting(filepath.Dir(e.Path))
+		if anc == "" || slices.Contains(p.Writable, anc) || anc == in.Project || !within(root, anc) {
+			p.Unprotected = append(p.Unprotected, e.Path)
+			continue
+		}
+		if _, reg := set.Match(anc); !reg && !ownedFolder(in, anc) {
+			p.Unprotected = append(p.Unprotected, e.Path)
+			continue
+		}
+		p.ReadOnly = append(p.ReadOnly, anc)
+		p.Pinned = append(p.Pinned, between(root, anc)...)
+	}
+	p.Hidden = append(p.Hidden, secretsIn(in.Project)...)
+	p.ReadOnly = compact(p.ReadOnly)
+	p.Pinned = compact(p.Pinned)
+	p.Hidden = compact(p.Hidden)
+	p.HiddenDirs = compact(p.HiddenDirs)
+	p.Unprotected = compact(p.Unprotected)
+	p.Denied = compact(p.Denied)
+	return p
+}
+
+// ownedFolder reports folders that hold only what piagent, Pi or the
+// adapter keep, which a confined command never needs to write: ~/.pi, the
+// agent dir, ~/.config/mcp, and the import kinds' own folders.
+func ownedFolder(in Input, dir string) bool {
+	if dir == filepath.Join(in.Home, ".pi") || dir == in.AgentDir || dir == filepath.Join(in.Home, ".config", "mcp") {
+		return true
+	}
+	for _, f := range registry.ImportFiles(in.Home, "") {
+		if filepath.Dir(f) == dir && dir != in.Home {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheEnv points every package manager's cache at a private folder, so a
+// confined command never writes a cache an unconfined process later runs
+// code from. Go may still read the user's module downloads, as a file://
+// proxy.
+func cacheEnv(private string, in Input) []string {
+	get := in.Getenv
+	if get == nil {
+		get = func(string) string { return "" }
+	}
+	env := []string{
+		"TMPDIR=" + filepath.Join(private, "tmp"),
+		"GOCACHE=" + filepath.Join(private, "go-build"),
+		"GOMODCACHE=" + filepath.Join(private, "gomod"),
+		"npm_config_cache=" + filepath.Join(private, "npm"),
+		"YARN_CACHE_FOLDER=" + filepath.Join(private, "yarn"),
+		"PNPM_HOME=" + filepath.Join(private, "pnpm"),
+		"UV_CACHE_DIR=" + filepath.Join(private, "uv"),
+		"PIP_CACHE_DIR=" + filepath.Join(private, "pip"),
+		"XDG_CACHE_HOME=" + filepath.Join(private, "cache"),
+	}
+	mod := get("GOMODCACHE")
+	if mod == "" {
+		gopath := get("GOPATH")
+		if gopath == "" {
+			gopath = filepath.Join(in.Home, "go")
+		}
+		mod = filepath.Join(strings.Split(gopath, string(os.PathListSeparator))[0], "pkg", "mod")
+	}
+	proxy := get("GOPROXY")
+	if proxy == "" {
+		proxy = "https://proxy.golang.org,direct"
+	}
+	if _, err := os.Stat(filepath.Join(mod, "cache", "download")); err == nil {
+		proxy = "file://" + filepath.Join(mod, "cache", "download") + "," + proxy
+	}
+	env = append(env, "GOPROXY="+proxy, "GOFLAGS="+strings.TrimSpace(get("GOFLAGS")+" -modcacherw"))
+	return env
+}
+
+// Dirs lists the private folders a profile's environment names; Exec
+// creates them before confining.
+func (p Profile) Dirs() []string {
+	var out []string
+	for _, kv := range p.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR", "GOCACHE", "GOMODCACHE", "npm_config_cache", "YARN_CACHE_FOLDER", "PNPM_HOME", "UV_CACHE_DIR", "PIP_CACHE_DIR", "XDG_CACHE_HOME":
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// secretsIn finds the protected files in the project: a bounded walk that
+// skips dependency and VCS folders.
+func secretsIn(project string) []string {
+	if project == "" {
+		return nil
+	}
+	var out []string
+	seen := 0
+	_ = filepath.WalkDir(project, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		seen++
+		if seen > 20000 {
+			return filepath.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != project && (name == "node_modules" || name == ".git" || name == "vendor" || name == ".venv" || name == "target") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 || !d.Type().IsRegular() {
+			return nil
+		}
+		if Secret(name) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// Secret reports whether a file name is a protected secret inside a
+// project.
+func Secret(name string) bool {
+	if slices.Contains(allowedNames, name) {
+		return false
+	}
+	for _, pat := range hiddenNames {
+		if ok, _ := filepath.Match(pat, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func clean(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return compact(out)
+}
+
+func compact(ps []string) []string {
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
+
+func rootOf(roots []string, p string) (string, bool) {
+	best := ""
+	for _, r := range roots {
+		if within(r, p) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best, best != ""
+}
+
+func inAny(roots []string, p string) bool {
+	_, ok := rootOf(roots, p)
+	return ok
+}
+
+// between lists the folders strictly between root and p.
+func between(root, p string) []string {
+	var out []string
+	for d := filepath.Dir(p); d != root && within(root, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	return out
+}
+
+func nearestExisting(p string) string {
+	for ; ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		if p == filepath.Dir(p) {
+			return ""
+		}
+	}
+}
+
+func within(root, p string) bool {
+	if p == root || root == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, root+"/")
+}
+
+func strconvUID() string {
+	uid := os.Getuid()
+	if uid < 0 {
+		return "0"
+	}
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + uid%10)}, b...)
+		uid /= 10
+		if uid == 0 {
+			return string(b)
+		}
+	}
+}
