@@ -25,6 +25,8 @@ export interface Handshake {
   version: number;
   piagent?: string;
   pid?: number;
+  /** The helper's own executable, absolute (piagent ≥ 0.1.0 with the sandbox). */
+  bin?: string;
 }
 
 /** The helper could not give an answer; its process (if any) is gone. */
@@ -260,9 +262,21 @@ export class HelperClient {
   private conn: Connection | undefined;
   private project: string | undefined;
   private readonly bin: () => string;
+  /**
+   * The absolute path the first helper reported. Once known it is the only
+   * binary ever started again: a `piagent` planted earlier on PATH after
+   * the agent killed the helper does not become the helper.
+   */
+  private resolved: string | undefined;
+  private restartBin: string | undefined;
 
   constructor(bin: () => string = () => piagentBinary()) {
     this.bin = bin;
+  }
+
+  /** The helper's absolute path once a helper has answered. */
+  get binary(): string | undefined {
+    return this.resolved;
   }
 
   /** The handshake of the running helper, if one is running. */
@@ -292,10 +306,24 @@ export class HelperClient {
     if (this.conn && this.conn.alive && this.project === project) return this.conn;
     this.stop();
     this.project = project;
-    const conn: Connection = new Connection(this.bin(), project, () => {
+    // An absolute PIAGENT_BIN (the launcher sets it) is kept as given; a
+    // bare name found on PATH once is replaced by the absolute path the
+    // helper reports, so PATH is never consulted again.
+    const configured = this.bin();
+    const start = configured.startsWith("/") ? configured : (this.restartBin ?? configured);
+    const conn: Connection = new Connection(start, project, () => {
       if (this.conn === conn) this.conn = undefined;
     });
     this.conn = conn;
+    conn.start().then(
+      (h) => {
+        if (this.resolved === undefined && typeof h?.bin === "string" && h.bin.startsWith("/")) {
+          this.resolved = h.bin;
+          this.restartBin = h.bin;
+        }
+      },
+      () => {},
+    );
     return conn;
   }
 }

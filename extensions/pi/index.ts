@@ -34,6 +34,7 @@ import {
 } from "./guard.ts";
 import { HelperError } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
+import { sandboxedOperations } from "./sandbox.ts";
 
 /**
  * Where a session's mode waits across a reload: Pi runs this factory again
@@ -72,7 +73,7 @@ function keptDetails(details: unknown, removed: number): Record<string, unknown>
   return out;
 }
 
-export default function piagentExtension(pi: ExtensionAPI): void {
+export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   const guard = new Guard();
   const carrier = globalThis as Carrier;
   guard.onModeChange = (mode) => {
@@ -289,4 +290,34 @@ export default function piagentExtension(pi: ExtensionAPI): void {
   });
 
   for (const tool of policyTools(guard, projectOf)) pi.registerTool(tool);
+
+  // The agent's shell runs under `piagent sandbox exec` (sandbox.ts). Pi's
+  // own bash tool is rebuilt with sandboxed operations; it is loaded from
+  // Pi itself at run time, so this package keeps no runtime dependency.
+  const bin = async (): Promise<string | undefined> => {
+    if (guard.client.binary) return guard.client.binary;
+    try {
+      await guard.client.start(process.cwd());
+    } catch {
+      return undefined;
+    }
+    return guard.client.binary;
+  };
+  return import("@earendil-works/pi-coding-agent").then(
+    (mod: { createBashTool?: (cwd: string, o: object) => any }) => {
+      if (typeof mod.createBashTool !== "function") {
+        // This Pi offers no way to rebuild bash: never run it unconfined.
+        pi.on("tool_call", async (event) =>
+          event.toolName === "bash"
+            ? { block: true, reason: "piagent: blocked: this Pi version offers no createBashTool, so bash cannot run under piagent's sandbox; upgrade piagent or Pi" }
+            : undefined,
+        );
+        return;
+      }
+      const cwd = process.cwd();
+      const tool = mod.createBashTool(cwd, { operations: sandboxedOperations(bin, () => cwd) });
+      pi.registerTool({ ...tool, label: "bash (sandboxed by piagent)" });
+    },
+    () => undefined, // outside Pi (the unit tests): nothing to replace
+  );
 }

@@ -94,12 +94,18 @@ func (a *app) launchPi(args []string) error {
 			fmt.Fprintln(a.env.Stderr, l)
 		}
 	}
-	env := withEnv(a.env.Environ, map[string]string{
+	vars := map[string]string{
 		launch.EnvMode:     "exclusive",
 		launch.EnvLauncher: "1",
 		launch.EnvConfig:   path,
 		launch.EnvProject:  g.Project,
-	})
+	}
+	// The extension runs this very binary, by its absolute path, for the
+	// helper and for the agent's sandboxed shell: never a PATH lookup.
+	if exe := executables(); len(exe) > 0 && a.env.Getenv(launch.EnvBin) == "" {
+		vars[launch.EnvBin] = exe[0]
+	}
+	env := withEnv(a.env.Environ, vars)
 	return a.runPi(pi, append([]string{"--mcp-config", path}, args...), env)
 }
 
@@ -164,7 +170,7 @@ func withEnv(environ []string, set map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range []string{launch.EnvMode, launch.EnvLauncher, launch.EnvConfig, launch.EnvProject} {
+	for _, k := range []string{launch.EnvMode, launch.EnvLauncher, launch.EnvConfig, launch.EnvProject, launch.EnvBin} {
 		if v, ok := set[k]; ok {
 			out = append(out, k+"="+v)
 		}

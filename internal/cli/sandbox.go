@@ -42,18 +42,13 @@ status and signals pass through: COMMAND replaces piagent.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	exec.Flags().String("project", "", "the project directory (default: the working directory)")
+	auto := exec.Flags().Bool("auto", false, "where no sandbox applies, run COMMAND unconfined with a warning instead of refusing")
 	exec.RunE = run(func(c *cobra.Command, args []string) error {
 		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
-		p := a.agentProfile(dir)
-		err = sandbox.Exec(p, args, a.env.Environ)
-		var ue *sandbox.UnavailableError
-		if errors.As(err, &ue) {
-			return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
-		}
-		return refused(fmt.Errorf("nothing was run: %w", err))
+		return a.sandboxExec(dir, args, *auto)
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -95,6 +90,10 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 		return 0, false
 	}
 	rest, project := args[2:], a.env.Dir
+	auto := len(rest) > 0 && rest[0] == "--auto"
+	if auto {
+		rest = rest[1:]
+	}
 	if len(rest) > 1 && rest[0] == "--project" {
 		project, rest = rest[1], rest[2:]
 	} else if p, ok := strings.CutPrefix(rest[0], "--project="); ok {
@@ -107,14 +106,23 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
 		return 0, false // the usual path words the error
 	}
-	err := sandbox.Exec(a.agentProfile(project), rest[1:], a.env.Environ)
+	return report(a.env.Stderr, a.name, a.sandboxExec(project, rest[1:], auto)), true
+}
+
+// sandboxExec confines this process and runs argv in its place. With auto,
+// a machine where no sandbox applies runs argv unconfined and says so on
+// stderr; without it, nothing runs.
+func (a *app) sandboxExec(project string, argv []string, auto bool) error {
+	err := sandbox.Exec(a.agentProfile(project), argv, a.env.Environ)
 	var ue *sandbox.UnavailableError
-	if errors.As(err, &ue) {
-		err = refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
-	} else {
-		err = refused(fmt.Errorf("nothing was run: %w", err))
+	if errors.As(err, &ue) && auto {
+		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
+		err = sandbox.ExecUnconfined(argv, a.env.Environ)
 	}
-	return report(a.env.Stderr, a.name, err), true
+	if errors.As(err, &ue) {
+		return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
+	}
+	return refused(fmt.Errorf("nothing was run: %w", err))
 }
 
 // agentProfile derives the agent profile for a project from the registry.

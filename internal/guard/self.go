@@ -104,7 +104,7 @@ func (s *Snapshot) selfShell(cmd string) (Decision, bool) {
 			lit = literalDir(lit)
 		}
 		if f, hit := s.holdsProtected(lit); hit {
-			return selfBlock(fmt.Sprintf("the command replaces, moves or removes %s, which holds %s", w.Lit, f)), true
+			return selfBlock(fmt.Sprintf("the command %s replaces, moves or removes %s, which holds %s", quoteCmd(cmd), w.Lit, f)), true
 		}
 	}
 	for _, w := range shell.Links(a) {
@@ -116,6 +116,14 @@ func (s *Snapshot) selfShell(cmd string) (Decision, bool) {
 		}
 	}
 	return Decision{}, false
+}
+
+// quoteCmd shows a command in a reason, shortened.
+func quoteCmd(cmd string) string {
+	if len(cmd) > 120 {
+		cmd = cmd[:117] + "..."
+	}
+	return "`" + cmd + "`"
 }
 
 // literalDir is the folder part of a dynamic word before its first

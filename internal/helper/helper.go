@@ -60,6 +60,10 @@ type Hello struct {
 	Version  int    `json:"version"`
 	Piagent  string `json:"piagent"`
 	PID      int    `json:"pid"`
+	// Bin is the helper's own executable, absolute: the extension runs it
+	// for every later helper and for `piagent sandbox exec`, and never looks
+	// piagent up on PATH again.
+	Bin string `json:"bin,omitempty"`
 }
 
 type request struct {
@@ -83,6 +87,13 @@ type Error struct {
 // ErrFraming ends Serve: a line that is not a JSON object.
 var ErrFraming = errors.New("broken framing")
 
+func (s *Server) bin() string {
+	if len(s.Binaries) > 0 {
+		return s.Binaries[0]
+	}
+	return ""
+}
+
 func (s *Server) getenv(k string) string {
 	if s.Getenv == nil {
 		return ""
@@ -96,7 +107,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Hello{Protocol: Protocol, Version: Version, Piagent: s.Build, PID: os.Getpid()}); err != nil {
+	if err := enc.Encode(Hello{Protocol: Protocol, Version: Version, Piagent: s.Build, PID: os.Getpid(), Bin: s.bin()}); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

@@ -52,6 +52,7 @@ const (
 	EnvLauncher = "PIAGENT_LAUNCHER"      // "1": the session was started by `piagent pi`
 	EnvConfig   = "PIAGENT_LAUNCH_CONFIG" // the generated file
 	EnvProject  = "PIAGENT_PROJECT"       // the project key the file was generated for
+	EnvBin      = "PIAGENT_BIN"           // piagent's absolute path, for the extension
 )
 
 // Held is a repository server left out of the generated configuration.

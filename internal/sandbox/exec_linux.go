@@ -281,3 +281,16 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: not found on PATH", name)
 }
+
+// ExecUnconfined replaces this process with argv as it is: the fallback a
+// caller chose (sandbox exec --auto) where no sandbox applies.
+func ExecUnconfined(argv, env []string) error {
+	if len(argv) == 0 {
+		return errors.New("no command to run")
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(path, argv, env)
+}
