@@ -16,6 +16,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
 )
 
 func init() { mcpSubcommands = append(mcpSubcommands, (*app).doctorCommand, (*app).noticeCommand) }
@@ -37,6 +38,8 @@ type doctorJSON struct {
 	// Protected is the registry: every file and folder no agent tool call
 	// may write (package registry).
 	Protected []registry.Entry `json:"protected"`
+	// Sandbox is what confines the agent's commands on this machine.
+	Sandbox sandbox.Status `json:"sandbox"`
 }
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
@@ -59,7 +62,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil)}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe()}
 	for _, t := range g.View.ImportTargets {
 		if t.Status != mcpconfig.TargetMissing {
 			d.ImportTargets = append(d.ImportTargets, t)
@@ -184,6 +187,8 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			fmt.Fprintf(w, "  %s: %s\n", where, s.Reason)
 		}
 	}
+	fmt.Fprintf(w, "\nsandbox: %s\n", sandboxLine(d.Sandbox))
+	fmt.Fprintf(w, "protected: %d files and folders no agent tool call may write ('piagent sandbox status' lists how each is kept)\n", len(d.Protected))
 	if len(d.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n")
 		for _, x := range d.Warnings {
@@ -249,4 +254,16 @@ func executables() []string {
 		exe = r
 	}
 	return []string{exe}
+}
+
+// sandboxLine says in one line what confines the agent's commands here.
+func sandboxLine(st sandbox.Status) string {
+	if st.Mechanism == "" {
+		return "none: " + st.Missing + "; the agent's commands are checked by the command reader alone"
+	}
+	mount := "no private mount namespace: piagent's files inside the project are watched, not locked"
+	if st.MountNamespace {
+		mount = "private mount namespace"
+	}
+	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, signals scoped: %v", st.Mechanism, st.ABI, mount, st.Scoped)
 }

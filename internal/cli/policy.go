@@ -16,6 +16,7 @@ import (
 	"github.com/piagent/piagent/internal/helper"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
 )
 
 // exitConfirm is policy check's status for a call that needs a person.
@@ -65,7 +66,9 @@ func (a *app) policyShow() *cobra.Command {
 			Sources           []policy.Source    `json:"sources"`
 			Violations        []policy.Violation `json:"violations"`
 			Error             string             `json:"error,omitempty"`
-		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), ""}
+			Sandbox           string             `json:"sandbox"`
+			SandboxStatus     sandbox.Status     `json:"sandboxStatus"`
+		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), "", p.Sandbox(), sandbox.Probe()}
 		if p.Err() != nil {
 			out.Error = p.Err().Error()
 		}
@@ -76,6 +79,7 @@ func (a *app) policyShow() *cobra.Command {
 		} else {
 			w := a.env.Stdout
 			fmt.Fprintf(w, "mode: %s\nregistry: %s\nprofile: %s\n", out.Mode, out.RegistryMode, out.PermissionProfile)
+			fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
 			fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
 			fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
 			fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))

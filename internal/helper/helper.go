@@ -24,6 +24,7 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -52,6 +53,10 @@ type Server struct {
 	snapGate    *gate.Gate
 	session     *policy.SessionState
 	sessionMode string // set by /piagent-mode for this session only
+	watch       *integrity
+	probe       *sandbox.Status
+	optsOnce    sync.Once
+	opts        gate.Options
 }
 
 // Hello is the handshake line.
@@ -253,6 +258,7 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 			return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
 		}
 		st := stateOf(g, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
+		st.Notice = append(st.Notice, sandboxNotice(s.sandboxStatus())...)
 		// issue 6: without the launcher, name the unapproved servers the
 		// adapter may start before any tool call, and the fix.
 		if s.getenv("PIAGENT_NO_MCP_NOTICE") != "1" && s.getenv("PIAGENT_LAUNCHER") != "1" {
@@ -271,11 +277,15 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
+// options are the gate's inputs: fixed for the server's life, so built once.
 func (s *Server) options() gate.Options {
-	getenv := gate.RealEnv(s.Getenv)
-	agentDir := paths.AgentDir(s.Home, s.Cwd, getenv)
-	return gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: getenv,
-		Extra: registry.Watched(registry.List(registry.Input{Home: s.Home, AgentDir: agentDir, Project: s.Cwd}))}
+	s.optsOnce.Do(func() {
+		getenv := gate.RealEnv(s.Getenv)
+		agentDir := paths.AgentDir(s.Home, s.Cwd, getenv)
+		s.opts = gate.Options{Home: s.Home, Cwd: s.Cwd, Getenv: getenv,
+			Extra: registry.Watched(registry.List(registry.Input{Home: s.Home, AgentDir: agentDir, Project: s.Cwd}))}
+	})
+	return s.opts
 }
 
 func (s *Server) gate() (*gate.Gate, error) {
@@ -334,6 +344,9 @@ func (s *Server) decide(c guard.Call, check bool) guard.Decision {
 		return guard.Decision{Action: guard.Block, Code: "gate-unavailable",
 			Reason: "piagent: blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}
 	}
+	if d, stop := s.confinement(snap, c); stop {
+		return d
+	}
 	f := snap.Facts()
 	if check {
 		f.Session = nil
@@ -344,6 +357,50 @@ func (s *Server) decide(c guard.Call, check bool) guard.Decision {
 		}
 	}
 	return snap.DecideFacts(c, f)
+}
+
+// confinement stops a call when the session's protected project files
+// changed since it began, or when a bash call needs a sandbox the user
+// requires and this machine cannot apply.
+func (s *Server) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decision, bool) {
+	s.mu.Lock()
+	if s.watch == nil {
+		s.watch = newIntegrity(s.Cwd, snap.Gate().View.ConfigDir)
+	}
+	w := s.watch
+	s.mu.Unlock()
+	if ch := w.changed(); len(ch) > 0 {
+		return guard.Decision{Action: guard.Block, Code: CodeIntegrity,
+			Reason: fmt.Sprintf("piagent: blocked: %s changed during this session; files there decide what Pi loads or what git runs, and an agent's command may have written them; look at the change yourself (git status, ls -la), undo what you did not make, then start a new session", strings.Join(ch, ", "))}, true
+	}
+	if c.ToolName == "powershell" {
+		// Pi's PowerShell tool runs a shell piagent does not confine.
+		return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
+			Reason: "piagent: blocked: the powershell tool runs outside piagent's sandbox; use bash, which runs confined"}, true
+	}
+	if c.ToolName == "bash" && snap.Policy().Sandbox() == policy.SandboxRequired {
+		if st := s.sandboxStatus(); st.Mechanism == "" {
+			return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
+				Reason: "piagent: blocked: your policy requires the sandbox for every command and none applies here: " + st.Missing + "; see 'piagent sandbox status', or set \"sandbox\": \"auto\" in ~/.pi/piagent-policy.json"}, true
+		}
+	}
+	return guard.Decision{}, false
+}
+
+// Decision codes of the helper's own checks.
+const (
+	CodeIntegrity = "protected-files-changed"
+	CodeNoSandbox = "sandbox-unavailable"
+)
+
+func (s *Server) sandboxStatus() sandbox.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.probe == nil {
+		st := sandbox.Probe()
+		s.probe = &st
+	}
+	return *s.probe
 }
 
 // gitDirty reports uncommitted work; when git cannot tell, it says dirty
@@ -434,6 +491,18 @@ func resolve(p string) string {
 		return filepath.Join(r, base)
 	}
 	return ""
+}
+
+// sandboxNotice says, once per session, where the agent's commands are not
+// confined by the operating system.
+func sandboxNotice(st sandbox.Status) []string {
+	switch {
+	case st.Mechanism == "":
+		return []string{"piagent: no sandbox on this machine (" + st.Missing + "): the agent's commands are checked by the command reader alone, which a program can outrun; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead"}
+	case !st.MountNamespace:
+		return []string{"piagent: the agent's commands run under Landlock, but without a private mount namespace: piagent's files inside the project (.pi, .git/hooks, .git/config) and its secrets are not kept from them by the kernel; a change there blocks the session"}
+	}
+	return nil
 }
 
 type serverState struct {

@@ -24,6 +24,7 @@ type File struct {
 	Mode                string              `json:"mode,omitempty"`
 	PermissionProfile   string              `json:"permissionProfile,omitempty"`
 	RegistryMode        string              `json:"registryMode,omitempty"`
+	Sandbox             string              `json:"sandbox,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
 	ShellProtectedPaths []string            `json:"shellProtectedPaths,omitempty"`
 	AllowReadPaths      []string            `json:"allowReadPaths,omitempty"`
@@ -60,6 +61,13 @@ const (
 
 	ProfileStandard          = "standard"
 	ProfileTrustedFullAccess = "trusted-full-access"
+
+	// SandboxAuto runs the agent's commands under the OS sandbox where one
+	// applies and with the command reader alone (said in the notice and
+	// doctor) where none does; SandboxRequired blocks every bash call where
+	// none applies.
+	SandboxAuto     = "auto"
+	SandboxRequired = "required"
 )
 
 // FileError says where a policy file stopped being a valid policy. Line and
@@ -87,7 +95,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},
@@ -273,6 +281,11 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 	case "", ProfileStandard, ProfileTrustedFullAccess:
 	default:
 		return ferr(keyOffset(data, "permissionProfile"), "permissionProfile %q is not %q or %q", f.PermissionProfile, ProfileStandard, ProfileTrustedFullAccess)
+	}
+	switch f.Sandbox {
+	case "", SandboxAuto, SandboxRequired:
+	default:
+		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q or %q", f.Sandbox, SandboxAuto, SandboxRequired)
 	}
 	switch f.RegistryMode {
 	case "", RegistryAdvisory, RegistryEnforce:

@@ -340,3 +340,36 @@ func TestBasePolicyParses(t *testing.T) {
 		t.Errorf("defaults: %q %q %q", f.Mode, f.RegistryMode, f.PermissionProfile)
 	}
 }
+
+// The sandbox setting: the user chooses; a repository may require it, never
+// waive it.
+func TestSandboxSetting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		user, project, want string
+		violations        int
+	}{
+		{"", "", SandboxAuto, 0},
+		{`{"version": 1, "sandbox": "required"}`, "", SandboxRequired, 0},
+		{"", `{"version": 1, "sandbox": "required"}`, SandboxRequired, 0},
+		{`{"version": 1, "sandbox": "required"}`, `{"version": 1, "sandbox": "auto"}`, SandboxRequired, 1},
+	} {
+		var u, p Input
+		if tc.user != "" {
+			u = Input{File: "/h/.pi/piagent-policy.json", Data: []byte(tc.user)}
+		}
+		if tc.project != "" {
+			p = Input{File: "/p/.pi/piagent-policy.json", Data: []byte(tc.project)}
+		}
+		pol, err := Merge(u, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pol.Sandbox() != tc.want || len(pol.Violations()) != tc.violations {
+			t.Errorf("user %s project %s: sandbox %s, violations %v", tc.user, tc.project, pol.Sandbox(), pol.Violations())
+		}
+	}
+	if _, err := Merge(Input{File: "/h/x.json", Data: []byte(`{"version": 1, "sandbox": "off"}`)}, Input{}); err == nil {
+		t.Error("sandbox off accepted")
+	}
+}

@@ -39,6 +39,7 @@ type Policy struct {
 	projectMode  string // a stricter mode the project chose; "" when none
 	profile      string
 	registryMode string
+	sandbox      string
 
 	protected      []entry
 	shellProtected []entry
@@ -128,6 +129,14 @@ func (p *Policy) ProjectMode() string { return p.projectMode }
 // "trusted-full-access".
 func (p *Policy) RegistryMode() string      { return p.registryMode }
 func (p *Policy) PermissionProfile() string { return p.profile }
+
+// Sandbox is "auto" (the default) or "required".
+func (p *Policy) Sandbox() string {
+	if p.sandbox == "" {
+		return SandboxAuto
+	}
+	return p.sandbox
+}
 
 // ProtectedPaths lists the effective protected-path patterns.
 func (p *Policy) ProtectedPaths() []string { return patterns(p.protected) }
@@ -237,6 +246,15 @@ func (p *Policy) apply(f *File, layer, file string) {
 			p.profile = f.PermissionProfile
 			p.src("permissionProfile", f.PermissionProfile, layer, file)
 		}
+	}
+	// A repository may require the sandbox, never waive it.
+	if f.Sandbox != "" && (f.Sandbox == SandboxRequired || !proj) && p.sandbox != f.Sandbox {
+		if !proj || p.sandbox != SandboxRequired {
+			p.sandbox = f.Sandbox
+			p.src("sandbox", f.Sandbox, layer, file)
+		}
+	} else if f.Sandbox == SandboxAuto && proj && p.sandbox == SandboxRequired {
+		p.violate(file, "sandbox", "sandbox auto would lower required; a repository may only require the sandbox")
 	}
 	if f.RegistryMode != "" {
 		switch {

@@ -42,3 +42,36 @@ func TestSandboxedBashInPi(t *testing.T) {
 	}
 	requireNoStarts(t, w)
 }
+
+// A trusted repository's shellPath (.pi/settings.json) is not the shell the
+// agent's commands run in: the sandboxed bash always runs /bin/bash under
+// piagent. The positive control, plain Pi, runs the repository's shell.
+func TestSandboxIgnoresRepositoryShellPath(t *testing.T) {
+	t.Parallel()
+	for _, withPiagent := range []bool{false, true} {
+		w, bins := guardWorld(t)
+		marker := w.ProjectFile("shell-used")
+		shell := w.ProjectFile("evil-shell")
+		w.Write(shell, "#!/bin/sh\necho used > '"+marker+"'\nexec /bin/sh \"$@\"\n")
+		os.Chmod(shell, 0o755)
+		w.Write(w.ProjectFile(".pi/settings.json"), `{"shellPath": "`+shell+`"}`)
+		w.StartLLM(Call("bash", map[string]any{"command": "echo hello-from-bash"}))
+		opts := PiOptions{Prompt: "Run it", Args: []string{"--approve"}}
+		if withPiagent {
+			opts = guarded(bins, opts)
+		}
+		r := w.RunPi(opts)
+		requireExit0(t, r)
+		trs := r.ToolResults()
+		if len(trs) != 1 || !strings.Contains(trs[0].Text, "hello-from-bash") {
+			t.Fatalf("piagent %v: tool results %+v\n%s", withPiagent, trs, r.Describe())
+		}
+		used := w.Read(marker) != ""
+		if withPiagent && used {
+			t.Error("the repository's shellPath ran under piagent")
+		}
+		if !withPiagent && !used {
+			t.Error("positive control: plain Pi did not run the repository's shellPath, so this test shows nothing")
+		}
+	}
+}

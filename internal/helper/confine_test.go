@@ -1,0 +1,99 @@
+package helper
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
+)
+
+func readCall() guard.Call {
+	return guard.Call{ToolName: "read", Input: map[string]any{"path": "src/main.go"}}
+}
+
+// A file planted in the project's Pi folder during a session (a folder the
+// sandbox could not make read-only because it did not exist) blocks every
+// further call; the adapter's and the person's own MCP edits do not.
+func TestIntegrityBlocksPlantedExtension(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	os.RemoveAll(filepath.Join(proj, ".pi"))
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	if d := s.Decide(readCall()); !d.Allowed() {
+		t.Fatalf("first call: %+v", d)
+	}
+	// a positive control: the person's /piagent-mcp disable writes .pi/mcp.json
+	os.MkdirAll(filepath.Join(proj, ".pi"), 0o755)
+	if d := s.Decide(readCall()); d.Allowed() {
+		t.Fatalf("a new .pi folder went unnoticed")
+	}
+
+	s = &Server{Home: home, Cwd: proj, Build: "test"}
+	if d := s.Decide(readCall()); !d.Allowed() {
+		t.Fatalf("fresh session: %+v", d)
+	}
+	os.WriteFile(filepath.Join(proj, ".pi", "mcp.json"), []byte(`{"mcpServers":{}}`), 0o644)
+	os.MkdirAll(filepath.Join(proj, ".pi", "mcp-traces"), 0o755)
+	if d := s.Decide(readCall()); !d.Allowed() {
+		t.Fatalf("an MCP file edit blocked the session: %+v", d)
+	}
+	os.MkdirAll(filepath.Join(proj, ".pi", "extensions"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".pi", "extensions", "x.ts"), []byte("export default () => {}"), 0o644)
+	d := s.Decide(readCall())
+	if d.Allowed() || d.Code != CodeIntegrity || !strings.Contains(d.Reason, ".pi") {
+		t.Fatalf("planted extension: %+v", d)
+	}
+	// a git hook likewise
+	s = &Server{Home: home, Cwd: proj, Build: "test"}
+	s.Decide(readCall())
+	os.WriteFile(filepath.Join(proj, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+	if d := s.Decide(readCall()); d.Code != CodeIntegrity {
+		t.Fatalf("planted hook: %+v", d)
+	}
+}
+
+// sandbox "required" in the user's policy blocks bash where no sandbox
+// applies, and only bash; "auto" lets it run and the notice says so.
+func TestSandboxRequired(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	bash := guard.Call{ToolName: "bash", Input: map[string]any{"command": "go test ./..."}}
+	none := &sandbox.Status{Missing: "the kernel has no Landlock"}
+
+	s := &Server{Home: home, Cwd: proj, Build: "test", probe: none}
+	if d := s.Decide(bash); !d.Allowed() {
+		t.Fatalf("auto: %+v", d)
+	}
+	if n := sandboxNotice(*none); len(n) != 1 || !strings.Contains(n[0], "no sandbox") {
+		t.Errorf("notice: %v", n)
+	}
+
+	if err := os.WriteFile(registry.UserPolicy(home), []byte(`{"version": 1, "sandbox": "required"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = &Server{Home: home, Cwd: proj, Build: "test", probe: none}
+	d := s.Decide(bash)
+	if d.Allowed() || d.Code != CodeNoSandbox || !strings.Contains(d.Reason, "Landlock") {
+		t.Fatalf("required without a sandbox: %+v", d)
+	}
+	if d := s.Decide(readCall()); !d.Allowed() {
+		t.Fatalf("required blocks read too: %+v", d)
+	}
+	s = &Server{Home: home, Cwd: proj, Build: "test", probe: &sandbox.Status{Mechanism: "landlock", ABI: 7}}
+	if d := s.Decide(bash); !d.Allowed() {
+		t.Fatalf("required with a sandbox: %+v", d)
+	}
+}
+
+func TestPowershellBlocked(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	if d := s.Decide(guard.Call{ToolName: "powershell", Input: map[string]any{"command": "Get-ChildItem"}}); d.Allowed() || d.Code != CodeNoSandbox {
+		t.Fatalf("powershell: %+v", d)
+	}
+}
