@@ -347,7 +347,7 @@ func TestSandboxSetting(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		user, project, want string
-		violations        int
+		violations          int
 	}{
 		{"", "", SandboxAuto, 0},
 		{`{"version": 1, "sandbox": "required"}`, "", SandboxRequired, 0},
