@@ -20,22 +20,6 @@ import (
 // that refuses truncating a read-only file.
 const MinABI = 3
 
-// Status says what this machine can enforce.
-type Status struct {
-	Mechanism string `json:"mechanism"` // "landlock", or "" when none applies
-	ABI       int    `json:"abi"`
-	// Scoped is set when Landlock also confines signals and abstract Unix
-	// sockets (ABI 6 and later).
-	Scoped bool `json:"scoped"`
-	// Seccomp is set when the Unix-socket filter can be installed.
-	Seccomp bool `json:"seccomp"`
-	// MountNamespace is set when registered paths inside writable folders
-	// can be mounted read-only and secrets hidden (CAP_SYS_ADMIN).
-	MountNamespace bool `json:"mountNamespace"`
-	// Missing names what is lacking, when Mechanism is "".
-	Missing string `json:"missing,omitempty"`
-}
-
 // Probe reports what this machine can enforce. It starts nothing.
 func Probe() Status {
 	st := Status{Seccomp: true}
@@ -103,11 +87,6 @@ func Exec(p Profile, argv, env []string) error {
 	}
 	return syscall.Exec(path, argv, append(env, p.Env...))
 }
-
-// UnavailableError is returned when no sandbox applies on this machine.
-type UnavailableError struct{ Missing string }
-
-func (e *UnavailableError) Error() string { return "no sandbox can be applied: " + e.Missing }
 
 func landlockProfile(p Profile, st Status) error {
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}

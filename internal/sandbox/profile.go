@@ -57,6 +57,16 @@ type Profile struct {
 	// NoUnixSockets refuses socket(AF_UNIX) (socketpair stays): a confined
 	// command cannot ask an unconfined daemon to do its work.
 	NoUnixSockets bool `json:"noUnixSockets"`
+	// Protected is every registered path, wherever it lies: a platform that
+	// can deny a path inside an allowed folder (Seatbelt) denies writes to
+	// each of them.
+	Protected []Path `json:"protected"`
+}
+
+// Path is a file (Dir false) or a folder and everything beneath it.
+type Path struct {
+	Path string `json:"path"`
+	Dir  bool   `json:"dir,omitempty"`
 }
 
 // Input is what a profile is derived from.
@@ -71,6 +81,8 @@ type Input struct {
 	Registry []registry.Entry
 	// Extra are further writable folders (a person's grants).
 	Extra []string
+	// User names the private folder's owner ("" is this process's uid).
+	User string
 }
 
 // hiddenNames are the protected files inside the project that a confined
@@ -82,19 +94,25 @@ var allowedNames = []string{".env.example", ".env.sample", ".env.template"}
 
 // PrivateDir is the per-project folder holding a confined command's private
 // temporary folder and caches, beneath the system temporary folder.
-func PrivateDir(tempDir, project string) string {
+func PrivateDir(tempDir, user, project string) string {
+	if user == "" {
+		user = strconvUID()
+	}
 	sum := sha256.Sum256([]byte(project))
-	return filepath.Join(tempDir, "piagent-sandbox-"+strconvUID(), hex.EncodeToString(sum[:8]))
+	return filepath.Join(tempDir, "piagent-sandbox-"+user, hex.EncodeToString(sum[:8]))
 }
 
 // Agent derives the profile for the commands the agent runs.
 func Agent(in Input) Profile {
-	private := PrivateDir(in.TempDir, in.Project)
+	private := PrivateDir(in.TempDir, in.User, in.Project)
 	p := Profile{Name: "agent", NoUnixSockets: true}
 	p.Writable = clean(append([]string{in.Project, in.TempDir, "/var/tmp", "/dev/shm"}, in.Extra...))
 	p.Env = cacheEnv(private, in)
 
 	set := registry.NewSet(in.Registry)
+	for _, e := range in.Registry {
+		p.Protected = append(p.Protected, Path{Path: e.Path, Dir: e.Dir})
+	}
 	for _, e := range in.Registry {
 		// Credentials (Pi's auth.json, the adapter's OAuth tokens) are
 		// hidden; piagent's own store stays readable to piagent-mcp list.

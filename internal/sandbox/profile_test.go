@@ -83,7 +83,7 @@ func TestAgentProfile(t *testing.T) {
 		t.Error("Unix sockets allowed")
 	}
 	for _, d := range p.Dirs() {
-		if !within(PrivateDir(in.TempDir, proj), d) {
+		if !within(PrivateDir(in.TempDir, "", proj), d) {
 			t.Errorf("private folder %s is outside the project's private folder", d)
 		}
 	}
