@@ -234,4 +234,3 @@ func parseSBPL(src string) ([]sexp, error) {
 	}
 	return top, nil
 }
-
