@@ -296,21 +296,27 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
         return;
       }
       const extra = args.slice(1).filter((a) => a !== "--yes" && a !== "-y");
+      let digest: string | undefined;
       if (ctx.hasUI) {
-        // Show what will run before consent, then ask the person.
-        const preview = await runCli(project, "get", [name]);
-        if (preview.failure || preview.code !== 0) {
+        // Show what will run before consent, exactly as the terminal shows
+        // it (the definition, the pinned files, the warnings and the
+        // approval digest), then ask the person; the answer defaults to No.
+        const preview = await runCli(project, "approve", [name]);
+        digest = approvalDigest(preview.stdout);
+        if (preview.failure || !digest) {
           show(out, preview);
           return;
         }
-        const ok = await ctx.ui.confirm(`Approve MCP server ${name} for this project?`, preview.stdout.trimEnd());
+        const ok = await askNo(ctx, `Approve MCP server ${name} for this project?\n\n${preview.stdout.trimEnd()}`, `Yes, approve ${name}`);
         if (!ok) {
           out.info(`piagent: ${name} was not approved`);
           return;
         }
       }
       // Without a UI the person typed the command themselves (pi -p "/piagent-mcp approve NAME").
-      const run = await runCli(project, "approve", [name, ...extra, "--yes"]);
+      // With one, consent covers exactly the preview shown: --digest makes the
+      // CLI refuse if anything changed since.
+      const run = await runCli(project, "approve", [name, ...extra, "--yes", ...(digest ? ["--digest", digest] : [])]);
       if (show(out, run)) await afterChange(ctx, out, project, deps);
       return;
     }
@@ -321,6 +327,24 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
       else if (sub.changes) await deps.cache.refresh(project).catch(() => undefined);
     }
   }
+}
+
+/** The approval digest line of an approve preview. */
+export function approvalDigest(preview: string): string | undefined {
+  return /^approval digest: (sha256:[0-9a-f]{64})$/m.exec(preview)?.[1];
+}
+
+/** NO is the first and default answer of every consent dialog. */
+export const NO = "No";
+
+/**
+ * Asks a yes-or-no question whose default is No: a consent dialog must not
+ * be answered Yes by a stray Enter.
+ */
+export async function askNo(ctx: { ui: { select(title: string, options: string[]): Promise<string | undefined> } },
+  title: string, yes: string): Promise<boolean> {
+  const picked = await ctx.ui.select(title, [NO, yes]);
+  return picked === yes;
 }
 
 /** After a decision or a configuration change: refresh, and reload under the launcher. */

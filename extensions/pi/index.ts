@@ -22,7 +22,7 @@ import type {
   ExtensionCommandContext,
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { completions, handleMcpCommand, StateCache } from "./command.ts";
+import { askNo, completions, handleMcpCommand, StateCache } from "./command.ts";
 import {
   blockReason,
   type ContentPart,
@@ -196,7 +196,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         if (!ctx.hasUI) {
           return { block: true, reason: `${reason}\n(piagent asks a person to confirm this call; there is no UI in this mode to ask.)` };
         }
-        const ok = await ctx.ui.confirm(`piagent: allow ${event.toolName}?`, reason);
+        const ok = await askNo(ctx, `piagent: allow ${event.toolName}?\n\n${reason}`, `Yes, allow this ${event.toolName} call`);
         if (!ok) return { block: true, reason: `${reason}\n(A person declined this call.)` };
         break;
       }

@@ -43,6 +43,7 @@ func (a *app) approveCommand() *cobra.Command {
 		Args:  exactArgs(1, "NAME"),
 	}
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
+	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -54,6 +55,12 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		a.printApproval(g, s)
+		if *want != "" && *want != s.ApprovalDigest() {
+			// What the person saw is not what is there now: consent to the
+			// preview is not consent to this.
+			return refused(fmt.Errorf("not approved: %s changed since the preview you approved (approval digest %s, given %s); nothing was recorded", s.Name, s.ApprovalDigest(), *want),
+				"read the definition above, then approve again")
+		}
 		if !a.env.Interactive && !*yes {
 			// Consent is a person's act: without a terminal to ask on, the
 			// person says so with --yes (the Pi slash command does, after its
@@ -96,7 +103,7 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, indentJSON(d.Owned))
 	if len(s.Pinned) > 0 {
-		fmt.Fprintf(w, "pinned files:\n")
+		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
 		for _, p := range s.Pinned {
 			state := p.Digest
 			if p.Digest == "" {
@@ -105,6 +112,8 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 			fmt.Fprintf(w, "  %s %s\n", p.Path, state)
 		}
 	}
+	a.printFlags(g, d.Flags)
+	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
 }
 
 func (a *app) confirm(prompt string) (bool, error) {

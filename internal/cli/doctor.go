@@ -75,6 +75,21 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		d.ImportTargets = []mcpconfig.ImportTarget{}
 	}
 	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		if s.State == gate.Disabled || s.Config == nil {
+			continue
+		}
+		owner := map[string]mcpconfig.Contribution{}
+		for _, c := range s.Config.Contributions {
+			for k := range c.Entry {
+				owner[k] = c
+			}
+		}
+		for _, f := range codeFlags(s, owner, g.View.Cwd) {
+			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})
+		}
+	}
 	if d.Warnings == nil {
 		d.Warnings = []gate.Warning{}
 	}

@@ -3,11 +3,16 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/secret"
 )
 
@@ -29,34 +34,160 @@ type getJSON struct {
 	Contributions []contributionJSON `json:"contributions"`
 	PinnedFiles   []gate.PinnedFile  `json:"pinnedFiles"`
 	Owned         any                `json:"repositoryOwned,omitempty"`
+	// ApprovalDigest covers the repository-owned fragment and every pinned
+	// file: `approve --digest` records consent only while it still holds.
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	// Flags are what a person should look at before approving.
+	Flags []flagJSON `json:"flags"`
 }
 
+// flagJSON is one thing the preview draws attention to.
+type flagJSON struct {
+	Code string `json:"code"` // "code-loading", "path-in-project", "committed-secret"
+	Key  string `json:"key"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Text string `json:"text"`
+}
+
+// getData is a server's definition for a person to read. Values a
+// repository wrote are shown as written (it commits them; the person must
+// see what will run), except those that look like a secret, which stay
+// masked and are flagged with their file and line. Values from the user's
+// own files stay masked. Code-loading variables are always shown.
 func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
-	out := getJSON{serverJSON: a.serverRow(g, s), Definition: secret.Mask(s.Config.Entry), PinnedFiles: s.Pinned}
+	out := getJSON{serverJSON: a.serverRow(g, s), PinnedFiles: s.Pinned, Flags: []flagJSON{}}
 	if out.PinnedFiles == nil {
 		out.PinnedFiles = []gate.PinnedFile{}
 	}
+	// The merge is shallow per key: a key's value comes whole from the last
+	// contribution that sets it.
+	owner := map[string]mcpconfig.Contribution{}
 	for _, c := range s.Config.Contributions {
-		out.Contributions = append(out.Contributions, contributionJSON{Layer: c.Layer, Scope: c.Scope, File: c.File, Kind: c.Kind,
-			RepositoryControlled: c.Repository, RepositoryReason: c.Reason, Entry: secret.Mask(c.Entry)})
+		for k := range c.Entry {
+			owner[k] = c
+		}
 	}
+	masked, written := secret.Mask(s.Config.Entry), map[string]any{}
+	for k, v := range s.Config.Entry {
+		if c, ok := owner[k]; ok && c.Repository {
+			written[k] = v
+		}
+	}
+	shown, _ := secret.MaskWritten(written)
+	for k, v := range shown {
+		masked[k] = v
+	}
+	secret.ShowCodeLoading(masked, s.Config.Entry)
+	out.Definition = masked
+	for _, c := range s.Config.Contributions {
+		e := secret.Mask(c.Entry)
+		if c.Repository {
+			var secrets []string
+			e, secrets = secret.MaskWritten(c.Entry)
+			for _, key := range secrets {
+				out.Flags = append(out.Flags, flagJSON{Code: "committed-secret", Key: key, File: c.File, Line: lineOf(c.File, valueAt(c.Entry, key)),
+					Text: "the repository commits what looks like a secret; it stays masked here"})
+			}
+		} else {
+			secret.ShowCodeLoading(e, c.Entry)
+		}
+		out.Contributions = append(out.Contributions, contributionJSON{Layer: c.Layer, Scope: c.Scope, File: c.File, Kind: c.Kind,
+			RepositoryControlled: c.Repository, RepositoryReason: c.Reason, Entry: e})
+	}
+	out.Flags = append(out.Flags, codeFlags(s, owner, g.View.Cwd)...)
 	if s.Repository {
 		out.Owned = maskFragment(s.Fragment)
+		out.ApprovalDigest = s.ApprovalDigest()
 	}
 	return out
 }
 
-// maskFragment masks a repository fragment: one entry, or {source, entry} parts.
+// codeFlags flags every code-loading variable of the merged definition, and
+// a PATH that names a folder inside the project.
+func codeFlags(s *gate.Server, owner map[string]mcpconfig.Contribution, project string) []flagJSON {
+	env, _ := s.Config.Entry["env"].(map[string]any)
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []flagJSON
+	from := owner["env"]
+	for _, k := range keys {
+		v, _ := env[k].(string)
+		switch {
+		case secret.CodeLoading(k):
+			out = append(out, flagJSON{Code: "code-loading", Key: "env." + k, File: from.File,
+				Text: fmt.Sprintf("%s makes the server load code: %s; the files it names are pinned with the approval", k, v)})
+		case k == "PATH":
+			for _, d := range filepath.SplitList(v) {
+				if d != "" && !strings.HasPrefix(d, "$") && paths.Within(project, paths.Abs(project, d)) {
+					out = append(out, flagJSON{Code: "path-in-project", Key: "env.PATH", File: from.File,
+						Text: fmt.Sprintf("PATH puts %s, a folder inside the project, before the system's: its files are pinned with the approval", d)})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// valueAt is the string at a MaskWritten key path ("env.X", "args[2]").
+func valueAt(e map[string]any, key string) string {
+	var cur any = e
+	for _, part := range strings.Split(key, ".") {
+		name, idx, hasIdx := strings.Cut(part, "[")
+		if m, ok := cur.(map[string]any); ok {
+			cur = m[name]
+		}
+		if hasIdx {
+			var i int
+			fmt.Sscanf(strings.TrimSuffix(idx, "]"), "%d", &i)
+			if l, ok := cur.([]any); ok && i < len(l) {
+				cur = l[i]
+			}
+		}
+	}
+	s, _ := cur.(string)
+	return s
+}
+
+// lineOf finds the first line of file holding value as a JSON string; 0
+// when it cannot tell.
+func lineOf(file, value string) int {
+	if value == "" {
+		return 0
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	enc, _ := json.Marshal(value)
+	i := strings.Index(string(data), string(enc))
+	if i < 0 {
+		i = strings.Index(string(data), value)
+	}
+	if i < 0 {
+		return 0
+	}
+	return strings.Count(string(data[:i]), "\n") + 1
+}
+
+// maskFragment shows a repository fragment (one entry, or {source, entry}
+// parts) as the repository wrote it, secrets masked.
 func maskFragment(f any) any {
 	switch x := f.(type) {
 	case map[string]any:
-		return secret.Mask(x)
+		m, _ := secret.MaskWritten(x)
+		return m
 	case []any:
 		out := make([]any, len(x))
 		for i, p := range x {
 			part, _ := p.(map[string]any)
 			e, _ := part["entry"].(map[string]any)
-			out[i] = map[string]any{"source": part["source"], "entry": secret.Mask(e)}
+			m, _ := secret.MaskWritten(e)
+			out[i] = map[string]any{"source": part["source"], "entry": m}
 		}
 		return out
 	}
@@ -128,6 +259,22 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 		}
 	}
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
+	a.printFlags(g, d.Flags)
+}
+
+// printFlags lists what a person should look at before approving.
+func (a *app) printFlags(g *gate.Gate, flags []flagJSON) {
+	for _, f := range flags {
+		where := ""
+		if f.File != "" {
+			where = display(a.env.Home, g.View.Cwd, f.File)
+			if f.Line > 0 {
+				where += fmt.Sprintf(":%d", f.Line)
+			}
+			where = " (" + where + ")"
+		}
+		fmt.Fprintf(a.env.Stdout, "warning: %s: %s%s\n", f.Key, f.Text, where)
+	}
 }
 
 func indentJSON(v any) string {

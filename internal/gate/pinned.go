@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +23,9 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	project := in.View.Cwd
 	base := in.baseDir(e)
 	var found []string
-	consider := func(s string, isCommand bool) {
+	var consider func(s string, isCommand bool)
+	tree := false // while set, a folder pins every file beneath it
+	consider = func(s string, isCommand bool) {
 		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 || strings.HasPrefix(s, "!") {
 			return
 		}
@@ -42,6 +45,10 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			return
 		}
 		if fi.IsDir() {
+			if tree {
+				found = append(found, in.treeFiles(p)...)
+				return
+			}
 			found = append(found, in.packageFiles(p)...)
 			return
 		}
@@ -65,6 +72,22 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			consider(s, false)
 		}
 	}
+	// Code-loading variables (NODE_OPTIONS --require, LD_PRELOAD, PYTHONPATH,
+	// …) run the files and folders they name: those are pinned too.
+	if env, ok := e["env"].(map[string]any); ok {
+		for k, v := range env {
+			val, _ := v.(string)
+			files, dirs := CodePaths(k, val)
+			for _, f := range files {
+				consider(f, false)
+			}
+			tree = true
+			for _, d := range dirs {
+				consider(d, false)
+			}
+			tree = false
+		}
+	}
 	if base != project && paths.Within(project, base) {
 		found = append(found, in.packageFiles(base)...)
 	}
@@ -80,6 +103,80 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		out = append(out, pf)
 	}
 	return out
+}
+
+// maxTreeFiles bounds what one folder named by a code-loading variable pins.
+const maxTreeFiles = 2000
+
+// treeFiles lists the regular files beneath dir, bounded, skipping nothing:
+// a folder on PYTHONPATH or NODE_PATH is code the server loads.
+func (in *Input) treeFiles(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if len(out) >= maxTreeFiles {
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// CodePaths returns the files and the folders a code-loading environment
+// variable makes a process load: NODE_OPTIONS --require/-r/--import/
+// --loader operands, LD_PRELOAD entries, the scripts BASH_ENV, ENV,
+// PYTHONSTARTUP and the GIT_* programs name, a -javaagent jar, RUBYOPT -r
+// files; and the folders of PYTHONPATH, NODE_PATH, PERL5LIB, RUBYLIB,
+// LD_LIBRARY_PATH, DYLD_*, GIT_EXEC_PATH, GIT_TEMPLATE_DIR and PATH.
+func CodePaths(name, value string) (files, dirs []string) {
+	if value == "" {
+		return nil, nil
+	}
+	fields := strings.Fields(value)
+	switch name {
+	case "NODE_OPTIONS":
+		for i := 0; i < len(fields); i++ {
+			f := fields[i]
+			for _, opt := range []string{"--require", "-r", "--import", "--loader", "--experimental-loader"} {
+				if f == opt && i+1 < len(fields) {
+					files = append(files, fields[i+1])
+					i++
+				} else if v, ok := strings.CutPrefix(f, opt+"="); ok {
+					files = append(files, v)
+				}
+			}
+		}
+	case "LD_PRELOAD", "LD_AUDIT":
+		files = append(files, strings.FieldsFunc(value, func(r rune) bool { return r == ':' || r == ' ' })...)
+	case "BASH_ENV", "ENV", "PYTHONSTARTUP", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR",
+		"GIT_PAGER", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "EDITOR", "VISUAL", "PAGER":
+		files = append(files, fields[0])
+	case "RUBYOPT":
+		for _, f := range fields {
+			if v, ok := strings.CutPrefix(f, "-r"); ok && v != "" {
+				files = append(files, v)
+			}
+		}
+	case "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS":
+		for _, f := range fields {
+			if v, ok := strings.CutPrefix(f, "-javaagent:"); ok {
+				jar, _, _ := strings.Cut(v, "=")
+				files = append(files, jar)
+			}
+		}
+	case "PYTHONPATH", "NODE_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "LD_LIBRARY_PATH", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "PATH":
+		dirs = append(dirs, filepath.SplitList(value)...)
+	default:
+		if strings.HasPrefix(name, "DYLD_") {
+			dirs = append(dirs, filepath.SplitList(value)...)
+		}
+	}
+	return files, dirs
 }
 
 func (in *Input) packageFiles(dir string) []string {
@@ -107,4 +204,19 @@ func (g *Gate) PinnedPaths() []string {
 		}
 	}
 	return out
+}
+
+// ApprovalDigest is what a person sees and approves: the repository-owned
+// fragment's digest and every pinned file's digest, as one digest. `approve
+// --digest` records consent only while it still holds.
+func (s *Server) ApprovalDigest() string {
+	files := map[string]any{}
+	for _, p := range s.Pinned {
+		files[p.Path] = p.Digest
+	}
+	d, err := digest.Of(map[string]any{"definition": s.Digest, "files": files})
+	if err != nil {
+		return ""
+	}
+	return d
 }

@@ -514,13 +514,13 @@ func TestGuardMenuApproveRPC(t *testing.T) {
 	conf := s.WaitFor(30*time.Second, "consent dialog", func(e Event) bool {
 		return e.Type() == "extension_ui_request" && (e["method"] == "confirm" || e["method"] == "select")
 	})
-	if conf["method"] != "confirm" {
-		t.Fatalf("after choosing approve got %v, want the consent dialog (one pending server needs no choice)", conf)
+	if !isConsent(conf) {
+		t.Fatalf("after choosing approve got %v, want the consent dialog, No first (one pending server needs no choice)", conf)
 	}
-	if msg, _ := conf["message"].(string); !strings.Contains(msg, "repo-tools") {
+	if msg, _ := conf["title"].(string); !strings.Contains(msg, "repo-tools") || !strings.Contains(msg, "approval digest: sha256:") {
 		t.Errorf("consent dialog does not show the definition: %q", msg)
 	}
-	s.Send(map[string]any{"type": "extension_ui_response", "id": conf["id"], "confirmed": true})
+	s.Consent(conf)
 	s.WaitFor(30*time.Second, "approved notice", func(e Event) bool {
 		msg, _ := e["message"].(string)
 		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "approved repo-tools")
@@ -542,10 +542,8 @@ func TestGuardMenuApproveRPC(t *testing.T) {
 // to announce the reload.
 func approveAndReload(s *RPC, name string) {
 	s.Prompt("/piagent-mcp approve " + name)
-	conf := s.WaitFor(30*time.Second, "consent dialog", func(e Event) bool {
-		return e.Type() == "extension_ui_request" && e["method"] == "confirm"
-	})
-	s.Send(map[string]any{"type": "extension_ui_response", "id": conf["id"], "confirmed": true})
+	conf := s.WaitFor(30*time.Second, "consent dialog", isConsent)
+	s.Consent(conf)
 	s.WaitFor(30*time.Second, "reload notice", func(e Event) bool {
 		msg, _ := e["message"].(string)
 		return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "reloading")

@@ -193,10 +193,10 @@ func TestLaunchApproveMidSession(t *testing.T) {
 	// With a UI the extension asks for consent; answer yes if it does.
 	ev := s.WaitFor(30*time.Second, "consent or approved notice", func(e Event) bool {
 		msg, _ := e["message"].(string)
-		return e.Type() == "extension_ui_request" && (e["method"] == "confirm" || e["method"] == "notify" && strings.Contains(msg, "approved repo-tools"))
+		return isConsent(e) || e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "approved repo-tools")
 	})
-	if ev["method"] == "confirm" {
-		s.Send(map[string]any{"type": "extension_ui_response", "id": ev["id"], "confirmed": true})
+	if isConsent(ev) {
+		s.Consent(ev)
 		s.WaitFor(30*time.Second, "approved notice", func(e Event) bool {
 			msg, _ := e["message"].(string)
 			return e.Type() == "extension_ui_request" && e["method"] == "notify" && strings.Contains(msg, "approved repo-tools")

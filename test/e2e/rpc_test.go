@@ -244,3 +244,19 @@ func (r *RPC) describe() string {
 	}
 	return fmt.Sprintf("events: %s\nstderr:\n%s", b.String(), tail(r.stderr.String(), 4000))
 }
+
+// isConsent reports a consent dialog: a select whose first, default answer
+// is "No".
+func isConsent(e Event) bool {
+	if e.Type() != "extension_ui_request" || e["method"] != "select" {
+		return false
+	}
+	opts, _ := e["options"].([]any)
+	return len(opts) == 2 && opts[0] == "No"
+}
+
+// Consent answers a consent dialog with its Yes option.
+func (r *RPC) Consent(e Event) {
+	opts, _ := e["options"].([]any)
+	r.Send(map[string]any{"type": "extension_ui_response", "id": e["id"], "value": opts[1]})
+}

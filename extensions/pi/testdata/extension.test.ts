@@ -7,6 +7,7 @@
 // handlers the extension registers.
 
 import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -178,7 +179,16 @@ function fakeCtx(hasUI: boolean, answers: { confirm?: boolean; select?: (options
       ui: {
         notify: (m: string) => void notes.push(m),
         confirm: async (title: string) => (asked.push(title), answers.confirm ?? false),
-        select: async (title: string, options: string[]) => (selects.push({ title, options }), answers.select?.(options)),
+        // Consent dialogs are selects whose first, default option is No;
+        // answers.confirm picks the other one.
+        select: async (title: string, options: string[]) => {
+          selects.push({ title, options });
+          if (options[0] === "No") {
+            asked.push(title);
+            return answers.confirm ? options[1] : options[0];
+          }
+          return answers.select?.(options);
+        },
       },
     },
   };
@@ -447,4 +457,28 @@ test("the session mode carries over a reload, not into a new session", async () 
     assert.match(out, /mode sourceWrite \(the policy's default\)/, "a new session starts without the choice");
     await reloaded.handlers.get("session_shutdown")!({}, ctx);
   });
+});
+
+test("consent dialogs default to No; /piagent-mcp approve passes the digest of the preview it showed", async () => {
+  const log = join(here, `.stub-${process.pid}.log`);
+  await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
+    const { commands } = fakePi();
+    const cmd = commands.get("piagent-mcp")!;
+
+    const no = fakeCtx(true, { confirm: false });
+    await cmd.handler("approve repo-tools", no.ctx);
+    const dialog = no.selects.find((s) => s.options[0] === "No");
+    assert.ok(dialog, "a consent dialog was shown");
+    assert.equal(dialog!.options[0], "No", "the first, default answer is No");
+    assert.match(dialog!.title, /x\.js sha256:/, "the dialog shows the pinned files");
+    assert.match(dialog!.title, /approval digest: sha256:/);
+    let calls = readFileSync(log, "utf8");
+    assert.doesNotMatch(calls, /repo-tools --yes/, "declining records nothing");
+
+    const yes = fakeCtx(true, { confirm: true });
+    await cmd.handler("approve repo-tools", yes.ctx);
+    calls = readFileSync(log, "utf8");
+    assert.match(calls, new RegExp(`approve --project \\S+ repo-tools --yes --digest sha256:${"ab".repeat(32)}`), calls);
+  });
+  rmSync(log, { force: true });
 });

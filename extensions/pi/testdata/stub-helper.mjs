@@ -28,6 +28,7 @@ import { spawnSync } from "node:child_process";
 
 const argv = process.argv.slice(2);
 if (argv[0] !== "guard" || argv[1] !== "serve") {
+  if (process.env.STUB_LOG) appendFileSync(process.env.STUB_LOG, "cli " + argv.join(" ") + "\n");
   if (process.env.STUB_PIAGENT) {
     const r = spawnSync(process.env.STUB_PIAGENT, argv, { stdio: "inherit" });
     process.exit(r.status ?? 1);
@@ -39,6 +40,14 @@ if (argv[0] !== "guard" || argv[1] !== "serve") {
   if (argv[0] === "mcp" && argv[1] === "list") {
     console.log("NAME        STATE             SOURCE");
     console.log("repo-tools  pending-approval  .mcp.json");
+    process.exit(1);
+  }
+  if (argv[0] === "mcp" && argv[1] === "approve" && !argv.includes("--yes")) {
+    // the terminal's preview, then "no terminal": exit 1
+    console.log(`${argv[2]} (pending-approval), declared in the project's .mcp.json`);
+    console.log("pinned files: (any change asks again)\n  x.js sha256:" + "1".repeat(64));
+    console.log("approval digest: sha256:" + "ab".repeat(32));
+    console.error("piagent-mcp: error: not approved: no terminal to ask for confirmation on");
     process.exit(1);
   }
   console.log(`stub piagent: ${argv.join(" ")}`);
