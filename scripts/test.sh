@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # test.sh: piagent's one test command. It installs the pinned end-to-end
-# dependencies (scripts/e2e-deps.sh, a no-op when they are current), then
-# runs every Go test with the end-to-end tests switched on:
+# dependencies (scripts/e2e-deps.sh, a no-op when they are current), runs
+# every Go test with the end-to-end tests switched on against Pi 0.86.1,
+# then the end-to-end suite again against Pi 1.6.0:
 #
-#   ./scripts/test.sh              all packages
-#   ./scripts/test.sh -run Smoke   extra arguments go to `go test`
+#   ./scripts/test.sh              all packages, both Pis
+#   ./scripts/test.sh -run Smoke   extra arguments go to `go test` (both runs)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/e2e-deps.sh
-PIAGENT_E2E=1 exec go test ./... "$@"
+PIAGENT_E2E=1 PIAGENT_E2E_PI=0.86 go test ./... "$@"
+echo "test.sh: the end-to-end suite on Pi 1.6.0" >&2
+PIAGENT_E2E=1 PIAGENT_E2E_PI=1.6 go test ./test/e2e/ "$@"

