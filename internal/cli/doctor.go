@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/setup"
 )
 
 func init() { mcpSubcommands = append(mcpSubcommands, (*app).doctorCommand, (*app).noticeCommand) }
@@ -40,6 +41,23 @@ type doctorJSON struct {
 	Protected []registry.Entry `json:"protected"`
 	// Sandbox is what confines the agent's commands on this machine.
 	Sandbox sandbox.Status `json:"sandbox"`
+	// Host is the Pi that runs here and what it does with MCP.
+	Host hostJSON `json:"host"`
+}
+
+type hostJSON struct {
+	Pi      string `json:"pi,omitempty"` // its executable; "" when none was found
+	Version string `json:"version,omitempty"`
+	// Adapter: pi-mcp-adapter is among Pi's packages; Ordered: it loads
+	// after piagent's extension.
+	Adapter bool `json:"adapter"`
+	Ordered bool `json:"ordered"`
+	// Builtin says whether Pi's own MCP client is active in a plain `pi`
+	// session here, and BuiltinWhy why.
+	Builtin    bool        `json:"builtinMCP"`
+	BuiltinWhy string      `json:"builtinWhy"`
+	Trust      setup.Trust `json:"trust"`
+	Meaning    []string    `json:"meaning"`
 }
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
@@ -62,7 +80,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe()}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g)}
 	for _, t := range g.View.ImportTargets {
 		if t.Status != mcpconfig.TargetMissing {
 			d.ImportTargets = append(d.ImportTargets, t)
@@ -202,6 +220,34 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			fmt.Fprintf(w, "  %s: %s\n", where, s.Reason)
 		}
 	}
+	h := d.Host
+	if h.Pi == "" {
+		fmt.Fprintf(w, "\npi: not found (PIAGENT_PI, or pi on PATH)\n")
+	} else {
+		fmt.Fprintf(w, "\npi: %s (%s)\n", orDash(h.Version), disp(h.Pi))
+	}
+	adapter := "not installed: MCP servers are off under piagent pi"
+	if h.Adapter {
+		adapter = "installed, loads after piagent's extension"
+		if !h.Ordered {
+			adapter = "installed, but loads before piagent's extension (piagent setup fixes the order)"
+		}
+	}
+	fmt.Fprintf(w, "pi-mcp-adapter: %s\n", adapter)
+	fmt.Fprintf(w, "pi's built-in MCP client: %s\n", h.BuiltinWhy)
+	trust := "not decided (Pi asks; without a UI it ignores the project's .pi files)"
+	switch {
+	case h.Trust.Err != "":
+		trust = "unreadable: " + h.Trust.Err
+	case h.Trust.Decided && h.Trust.From != g.View.Cwd:
+		trust = fmt.Sprintf("%v, inherited from %s", map[bool]string{true: "trusted", false: "not trusted"}[h.Trust.Trusted], disp(h.Trust.From))
+	case h.Trust.Decided:
+		trust = map[bool]string{true: "trusted", false: "not trusted"}[h.Trust.Trusted]
+	}
+	fmt.Fprintf(w, "project trust: %s\n", trust)
+	for _, m := range h.Meaning {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
 	fmt.Fprintf(w, "\nsandbox: %s\n", sandboxLine(d.Sandbox))
 	fmt.Fprintf(w, "protected: %d files and folders no agent tool call may write ('piagent sandbox status' lists how each is kept)\n", len(d.Protected))
 	if len(d.Warnings) > 0 {
@@ -281,4 +327,53 @@ func sandboxLine(st sandbox.Status) string {
 		mount = "private mount namespace"
 	}
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, signals scoped: %v", st.Mechanism, st.ABI, mount, st.Scoped)
+}
+
+// host describes the Pi that runs here: its version, whether the adapter
+// and piagent's extension are installed in order, whether Pi's built-in MCP
+// client is active for a plain session and why, and the project's trust.
+func (a *app) host(g *gate.Gate) hostJSON {
+	h := hostJSON{Meaning: []string{}}
+	agentDir := g.View.AgentDir
+	h.Trust = setup.ProjectTrust(agentDir, g.View.Cwd)
+	if data, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil {
+		if entries, err := setup.ParsePackages(data); err == nil {
+			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, readManifest)
+			st := setup.Inspect(pkgs, extensionDir(a.env.Home))
+			h.Adapter = st.Adapter != nil
+			h.Ordered = st.Extension != nil && st.Ordered()
+		}
+	}
+	pi, err := a.findPi()
+	if err != nil {
+		h.BuiltinWhy = "unknown: Pi was not found"
+		return h
+	}
+	h.Pi = pi
+	v, err := a.piVersion(pi)
+	if err != nil {
+		h.BuiltinWhy = "unknown: Pi's version cannot be read"
+		return h
+	}
+	h.Version = v.String()
+	switch {
+	case v.Less(setup.BuiltinMCP):
+		h.BuiltinWhy = "none in Pi " + v.String()
+	case h.Adapter:
+		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp)"
+	default:
+		h.Builtin = true
+		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))
+		if h.Trust.Trusted {
+			h.BuiltinWhy += " and, since this project is trusted, of .pi/mcp.json"
+		}
+		h.Meaning = append(h.Meaning, "plain pi here starts MCP servers without asking piagent; start Pi with 'piagent pi' (it passes --no-mcp) or run 'piagent setup' to install the adapter")
+	}
+	if h.Trust.Trusted {
+		h.Meaning = append(h.Meaning, "this project is trusted: Pi loads its .pi/extensions, .pi/settings.json and .pi/mcp.json; piagent gates the MCP servers, not the extensions")
+	}
+	if !v.Less(setup.BuiltinMCP) && v.Less(setup.NoMCPFlag) {
+		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before 1.0.4")
+	}
+	return h
 }

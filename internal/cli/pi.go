@@ -16,6 +16,7 @@ import (
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/setup"
 )
 
 func init() {
@@ -75,6 +76,12 @@ func (a *app) launchPi(args []string) error {
 	if len(args) > 0 && piPackageCommands[args[0]] {
 		return a.runPi(pi, args, a.env.Environ)
 	}
+	if len(args) > 0 && args[0] == "mcp" {
+		// Pi's own MCP commands never load extensions and connect servers
+		// directly, approved or not.
+		return usageErr(errors.New("piagent pi does not run Pi's own 'pi mcp' commands: they connect MCP servers without asking the gate"),
+			"'"+a.mcpCmd()+" list' shows every server and its state; '"+a.mcpCmd()+" doctor' says what each needs")
+	}
 	for _, arg := range args {
 		if arg == "--mcp-config" || strings.HasPrefix(arg, "--mcp-config=") {
 			return usageErr(errors.New("piagent pi sets --mcp-config itself"),
@@ -85,13 +92,26 @@ func (a *app) launchPi(args []string) error {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
 	}
+	version, err := a.piVersion(pi)
+	if err != nil {
+		return err
+	}
+	agentDir := paths.AgentDir(a.env.Home, dir, paths.Getenv(a.env.Getenv))
+	plan := setup.PlanLaunch(version, a.adapterLoaded(agentDir, args))
+	if plan.Refuse != "" {
+		return refused(errors.New(plan.Refuse), plan.Hint)
+	}
 	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv)
 	if err != nil {
 		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
 	}
 	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
-		for _, l := range launchNotice(g, held) {
-			fmt.Fprintln(a.env.Stderr, l)
+		if plan.Notice != "" {
+			fmt.Fprintln(a.env.Stderr, plan.Notice)
+		} else {
+			for _, l := range launchNotice(g, held) {
+				fmt.Fprintln(a.env.Stderr, l)
+			}
 		}
 	}
 	vars := map[string]string{
@@ -105,8 +125,72 @@ func (a *app) launchPi(args []string) error {
 	if exe := executables(); len(exe) > 0 && a.env.Getenv(launch.EnvBin) == "" {
 		vars[launch.EnvBin] = exe[0]
 	}
+	var front []string
+	if plan.Adapter {
+		front = append(front, "--mcp-config", path)
+	} else {
+		// No adapter: nothing reads the generated file, and Pi 1.x would
+		// refuse the unknown --mcp-config.
+		delete(vars, launch.EnvMode)
+		delete(vars, launch.EnvConfig)
+	}
+	if plan.NoMCP {
+		front = append(front, "--no-mcp")
+	}
 	env := withEnv(a.env.Environ, vars)
-	return a.runPi(pi, append([]string{"--mcp-config", path}, args...), env)
+	return a.runPi(pi, append(front, args...), env)
+}
+
+// piVersion reads Pi's version once per start: from the package.json of
+// the package the executable belongs to, else from `pi --version`.
+func (a *app) piVersion(pi string) (setup.Version, error) {
+	if v, ok := setup.PiPackageVersion(pi); ok {
+		return v, nil
+	}
+	out, err := a.output(pi, "--version")
+	if err == nil {
+		if v, perr := setup.ParseVersion(out); perr == nil {
+			return v, nil
+		}
+	}
+	return setup.Version{}, refused(fmt.Errorf("cannot tell which Pi %s is (pi --version: %v), and how it starts MCP servers depends on it", pi, orErr(err, "no version printed")),
+		"check that '"+pi+" --version' prints a version, or point PIAGENT_PI at Pi's package executable (dist/bundle/cli.js)")
+}
+
+func orErr(err error, s string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// adapterLoaded reports whether this Pi session will load pi-mcp-adapter:
+// an -e argument naming it, else (unless --no-extensions) a package entry of
+// the user's settings.json.
+func (a *app) adapterLoaded(agentDir string, args []string) bool {
+	loads, noExt := setup.AdapterIn(args)
+	if loads || noExt {
+		return loads
+	}
+	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	if err != nil {
+		return false
+	}
+	entries, err := setup.ParsePackages(data)
+	if err != nil {
+		return true // Pi decides; an unknown --mcp-config then stops it: closed
+	}
+	for _, e := range entries {
+		if name, _, ok := setup.ParseNPM(e.Source); ok && name == setup.AdapterName {
+			return true
+		}
+		if setup.IsLocal(e.Source) {
+			if m, ok := readManifest(setup.ResolveLocal(e.Source, agentDir, a.env.Home)); ok && m.Name == setup.AdapterName {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,

@@ -26,7 +26,8 @@ func fakePi(t *testing.T, script string) (Env, *bytes.Buffer) {
 		}
 	}
 	pi := filepath.Join(root, "pi.sh")
-	if err := os.WriteFile(pi, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+	// The launcher asks Pi's version first.
+	if err := os.WriteFile(pi, []byte("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 0.86.1; exit 0; fi\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer

@@ -23,6 +23,11 @@ type PiOptions struct {
 	Prompt     string            // the message; left out when empty
 	Extensions []string          // loaded with -e, in order, before the adapter
 	NoAdapter  bool              // do not load pi-mcp-adapter
+	// Installed: the extensions are Pi packages in the agent dir's
+	// settings.json (World.Install), the way `pi install` leaves them; no
+	// --no-extensions and no -e, so Pi's built-in MCP client is live where
+	// Pi has one.
+	Installed bool
 	Args       []string          // more Pi flags, placed before the prompt
 	Env        map[string]string // added to, or replacing, the world's environment
 	Timeout    time.Duration     // DefaultTimeout when zero
@@ -67,12 +72,15 @@ func PiFlags(opts PiOptions) []string {
 	default:
 		panic("e2e: unknown Pi mode " + opts.Mode)
 	}
-	args = append(args, "--no-session", "--provider", "fake", "--model", "fake-model", "--no-extensions")
-	for _, e := range opts.Extensions {
-		args = append(args, "-e", e)
-	}
-	if !opts.NoAdapter {
-		args = append(args, "-e", deps.adapter)
+	args = append(args, "--no-session", "--provider", "fake", "--model", "fake-model")
+	if !opts.Installed {
+		args = append(args, "--no-extensions")
+		for _, e := range opts.Extensions {
+			args = append(args, "-e", e)
+		}
+		if !opts.NoAdapter {
+			args = append(args, "-e", deps.adapter)
+		}
 	}
 	args = append(args, opts.Args...)
 	if opts.Prompt != "" {
