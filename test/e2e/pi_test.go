@@ -19,18 +19,18 @@ const DefaultTimeout = 60 * time.Second
 
 // PiOptions says how to run Pi in a world.
 type PiOptions struct {
-	Mode       string            // "json" (default) or "print"; StartRPC always uses rpc
-	Prompt     string            // the message; left out when empty
-	Extensions []string          // loaded with -e, in order, before the adapter
-	NoAdapter  bool              // do not load pi-mcp-adapter
+	Mode       string   // "json" (default) or "print"; StartRPC always uses rpc
+	Prompt     string   // the message; left out when empty
+	Extensions []string // loaded with -e, in order, before the adapter
+	NoAdapter  bool     // do not load pi-mcp-adapter
 	// Installed: the extensions are Pi packages in the agent dir's
 	// settings.json (World.Install), the way `pi install` leaves them; no
 	// --no-extensions and no -e, so Pi's built-in MCP client is live where
 	// Pi has one.
 	Installed bool
-	Args       []string          // more Pi flags, placed before the prompt
-	Env        map[string]string // added to, or replacing, the world's environment
-	Timeout    time.Duration     // DefaultTimeout when zero
+	Args      []string          // more Pi flags, placed before the prompt
+	Env       map[string]string // added to, or replacing, the world's environment
+	Timeout   time.Duration     // DefaultTimeout when zero
 }
 
 // Environ is the environment Pi runs with: the fake home and agent dir, no
