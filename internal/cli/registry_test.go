@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/piagent/piagent/internal/gate"
@@ -71,5 +72,20 @@ func TestDoctorListsRegistry(t *testing.T) {
 		if _, ok := set.Match(p); !ok {
 			t.Errorf("doctor --json protected lacks %s", p)
 		}
+	}
+}
+
+// A configuration file the adapter reads but piagent cannot (nesting beyond
+// Go's decoder) is never taken as absent: every tool call is blocked.
+func TestBeyondLimitsBlocks(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	deep := `{"mcpServers": {"hidden": {"command": "sh"}}, "x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(deep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "piagent-mcp", home, proj, "list")
+	if code != 1 || !strings.Contains(errs+out, "read by the adapter but not by piagent") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }

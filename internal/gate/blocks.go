@@ -93,6 +93,17 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Fix:   "remove directTools or set toolPrefix to \"server\" in any one of these files",
 		})
 	}
+	for _, sk := range in.View.Skipped {
+		if !sk.Beyond {
+			continue
+		}
+		out = append(out, Block{
+			Code:   BlockUnreadableLayer,
+			Reason: fmt.Sprintf("%s is read by the adapter but not by piagent (%s), so the servers it declares cannot be checked", sk.Path, sk.Reason),
+			Files:  []string{sk.Path},
+			Fix:    "simplify " + sk.Path + " (piagent reads JSON nested up to 10000 levels)",
+		})
+	}
 	for _, t := range in.View.ImportTargets {
 		if !t.Repository || t.Status != mcpconfig.TargetUnreadable {
 			continue

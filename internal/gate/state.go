@@ -35,6 +35,9 @@ func Blocks(state string) bool {
 const (
 	BlockDirectToolsNoPrefix = "direct-tools-no-prefix"
 	BlockUnreadableImport    = "unreadable-repository-import"
+	// BlockUnreadableLayer: a configuration file the adapter reads and
+	// piagent cannot.
+	BlockUnreadableLayer = "unreadable-layer"
 )
 
 // Block is a full-block state: every tool call is stopped while it holds.

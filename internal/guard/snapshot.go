@@ -1,8 +1,6 @@
 package guard
 
 import (
-	neturl "net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/piagent/piagent/internal/gate"
@@ -132,7 +130,9 @@ func (s *Snapshot) check(p string, match func(string) (string, bool)) (string, b
 	if p == "" || !strings.ContainsAny(p, "./~") {
 		return "", false
 	}
-	p = absPath(s.home, s.cwd, p)
+	if p = absPath(s.home, s.cwd, p); p == "" {
+		return "", false
+	}
 	if f, ok := match(p); ok {
 		return f, true
 	}
@@ -145,20 +145,12 @@ func (s *Snapshot) check(p string, match func(string) (string, bool)) (string, b
 }
 
 // absPath turns a path as a tool wrote it into a clean absolute path the
-// way Pi's file tools do: a leading "@" dropped, file:// URLs and "~"
-// expanded, a relative path joined to the cwd.
+// way Pi's file tools do (paths.ToolPath); a path Pi would refuse resolves
+// to "" and names nothing.
 func absPath(home, cwd, p string) string {
-	p = strings.TrimPrefix(p, "@")
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		rest = strings.TrimPrefix(rest, "localhost")
-		if u, err := neturl.PathUnescape(rest); err == nil {
-			rest = u
-		}
-		p = rest
+	abs, ok := paths.ToolPath(home, cwd, p)
+	if !ok {
+		return ""
 	}
-	p = paths.Expand(home, p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.Clean(p)
+	return abs
 }

@@ -481,16 +481,22 @@ func glob(pattern string) ([]string, bool) {
 	return m, err == nil
 }
 
-// resolve follows symlinks of p, or of its nearest existing parent.
+// resolve follows the symlinks of p at every level: the longest prefix that
+// exists is resolved and the rest joined to it, since Pi's write creates
+// missing folders beneath whatever that prefix points at.
 func resolve(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+	rest := ""
+	for q := p; ; {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(q)
+		if parent == q {
+			return ""
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+		q = parent
 	}
-	dir, base := filepath.Split(p)
-	if r, err := filepath.EvalSymlinks(filepath.Clean(dir)); err == nil {
-		return filepath.Join(r, base)
-	}
-	return ""
 }
 
 // sandboxNotice says, once per session, where the agent's commands are not

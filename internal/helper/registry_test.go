@@ -146,3 +146,32 @@ func TestAttackTableShape(t *testing.T) {
 		t.Fatalf("attacks per entry = %d", n)
 	}
 }
+
+// Issue 16: a path is read the way Pi's file tools read it before anything
+// is decided: a leading "@", file: URLs (host localhost, percent-encoding),
+// and symlinks at every level, missing folders included.
+func TestToolPathForms(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	os.RemoveAll(filepath.Join(home, ".config", "mcp")) // Pi's write creates it
+	if err := os.Symlink(filepath.Join(home, ".config"), filepath.Join(proj, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	for _, p := range []string{
+		"@~/.config/mcp/mcp.json", "@.mcp.json", "@.pi/mcp.json", "@~/.pi/agent/settings.json",
+		"file://localhost" + proj + "/.mcp.json", "file://" + proj + "/%2Emcp.json", "file://LOCALHOST" + proj + "/.pi/mcp.json",
+		"cfg/mcp/mcp.json",
+	} {
+		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
+			t.Errorf("write %q: allowed", p)
+		}
+	}
+	// a URL Pi refuses names nothing, and an ordinary file stays writable
+	for _, p := range []string{"file://other-host" + proj + "/.mcp.json", "@src/main.go", "file://" + proj + "/src/x.go"} {
+		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "x"}}); !d.Allowed() {
+			t.Errorf("write %q: %+v", p, d)
+		}
+	}
+}

@@ -329,7 +329,7 @@ func TestClaudeCode(t *testing.T) {
 				},
 			}},
 		{name: "shadowed and broken", kind: "claude-code",
-			files: map[string]string{mcp: `{}`, cj: "{\n\"projects\": {,}}"},
+			files: map[string]string{mcp: `{}`, cj: "{\n\"projects\": {1}}"},
 			want: view{Candidates: []string{
 				"@/h/.claude/mcp.json loaded adapter=true proj=false",
 				"@/h/.claude.json shadowed adapter=true proj=false at 2:14 err",

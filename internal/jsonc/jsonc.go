@@ -1,6 +1,12 @@
-// Package jsonc reads JSON with comments and trailing commas the way
-// pi-mcp-adapter does (strip-json-comments with trailingCommas, then
-// JSON.parse), and reports where a document is broken.
+// Package jsonc reads JSON with comments and trailing commas exactly the way
+// pi-mcp-adapter does: Node's UTF-8 decoding of the file (readFileSync with
+// "utf-8"), strip-json-comments with trailingCommas, then JSON.parse. Where
+// they differ from Go's own decoding, this package follows them: an
+// unterminated line comment at the end is fine, an unterminated block
+// comment is not, a byte-order mark is a syntax error, "[,]" is an empty
+// array, a number beyond float64 is ±Infinity, duplicate keys keep the last.
+// The differential test in test/e2e runs the adapter's own
+// parseJsonWithComments on the same inputs.
 package jsonc
 
 import (
@@ -8,10 +14,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"io"
+	"math"
 	"strconv"
-
-	"github.com/tailscale/hujson"
+	"strings"
+	"unicode/utf8"
 )
 
 // SyntaxError says where a document stopped being JSONC. Line and Column are
@@ -25,73 +32,262 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
+// ErrBeyondLimits marks a document the adapter would read but this package
+// cannot (nesting deeper than Go's JSON decoder allows). Callers must fail
+// closed: the file exists and says something piagent cannot see.
+var ErrBeyondLimits = errors.New("the document is beyond what piagent can read")
+
 // Parse decodes data. Blank reports a document that holds nothing but
-// whitespace and comments, which the adapter treats as an absent file; value is
-// nil then. Numbers decode as float64, as JavaScript holds them.
+// whitespace and comments, which the adapter treats as an absent file; value
+// is nil then. Numbers decode as float64, as JavaScript holds them.
 func Parse(data []byte) (value any, blank bool, err error) {
-	if IsBlank(data) {
+	text := DecodeUTF8(data)
+	stripped := Strip(text)
+	if jsTrim(stripped) == "" {
 		return nil, true, nil
 	}
-	// hujson standardizes in place over the bytes it parsed; work on a copy
-	// so the caller's data keeps its comments.
-	v, err := hujson.Parse(bytes.Clone(data))
-	if err != nil {
-		return nil, false, syntaxError(data, err)
+	dec := json.NewDecoder(strings.NewReader(stripped))
+	dec.UseNumber()
+	if err := dec.Decode(&value); err != nil {
+		return nil, false, syntaxError(stripped, dec, err)
 	}
-	v.Standardize()
-	std := v.Pack() // Standardize keeps every byte offset, so positions carry over.
-	if err := json.Unmarshal(std, &value); err != nil {
-		return nil, false, syntaxError(std, err)
+	if _, err := dec.Token(); err != io.EOF {
+		off := int(dec.InputOffset())
+		for off < len(stripped) && isJSONSpace(stripped[off]) {
+			off++
+		}
+		return nil, false, positioned(stripped, off, "invalid character after the top-level value")
 	}
-	return value, false, nil
+	return numbers(value), false, nil
 }
 
-// IsBlank reports whether data holds only whitespace and comments.
+// IsBlank reports whether data holds only whitespace and comments, as the
+// adapter decides it: strip-json-comments, then String.prototype.trim.
 func IsBlank(data []byte) bool {
-	for i := 0; i < len(data); {
-		switch c := data[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			j := bytes.IndexByte(data[i:], '\n')
-			if j < 0 {
-				return true
-			}
-			i += j + 1
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			j := bytes.Index(data[i+2:], []byte("*/"))
-			if j < 0 {
-				return false
-			}
-			i += j + 4
-		default:
-			return false
-		}
-	}
-	return true
+	return jsTrim(Strip(DecodeUTF8(data))) == ""
 }
 
-var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
-
-func syntaxError(data []byte, err error) *SyntaxError {
-	msg := err.Error()
-	if m := hujsonPos.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		col, _ := strconv.Atoi(m[2])
-		return &SyntaxError{Line: line, Column: col, Msg: m[3]}
+// Strip is strip-json-comments(s, {trailingCommas: true}): comments and
+// trailing commas become spaces (line breaks kept), so every byte keeps its
+// offset. An unterminated line comment at the end is stripped; an
+// unterminated block comment is left as it is, for the parser to refuse.
+func Strip(s string) string {
+	const (
+		none = iota
+		line
+		block
+	)
+	var out strings.Builder
+	out.Grow(len(s))
+	inString, comment := false, none
+	offset, commaIndex := 0, -1
+	var buffer strings.Builder
+	blank := func(from, to int) string {
+		b := []byte(s[from:to])
+		for i, c := range b {
+			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				b[i] = ' '
+			}
+		}
+		return string(b)
 	}
-	off := len(data)
-	var se *json.SyntaxError
-	if errors.As(err, &se) && int(se.Offset) <= len(data) {
-		off = max(int(se.Offset)-1, 0)
+	escaped := func(i int) bool {
+		n := 0
+		for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+			n++
+		}
+		return n%2 == 1
 	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+	next := func(i int) byte {
+		if i+1 < len(s) {
+			return s[i+1]
+		}
+		return 0
+	}
+	for i := 0; i < len(s); i++ {
+		c, n := s[i], next(i)
+		if comment == none && c == '"' && !escaped(i) {
+			inString = !inString
+		}
+		if inString {
+			continue
+		}
+		switch {
+		case comment == none && c == '/' && n == '/':
+			buffer.WriteString(s[offset:i])
+			offset, comment = i, line
+			i++
+		case comment == line && c == '\r' && n == '\n':
+			i++
+			comment = none
+			buffer.WriteString(blank(offset, i))
+			offset = i
+			continue
+		case comment == line && c == '\n':
+			comment = none
+			buffer.WriteString(blank(offset, i))
+			offset = i
+		case comment == none && c == '/' && n == '*':
+			buffer.WriteString(s[offset:i])
+			offset, comment = i, block
+			i++
+			continue
+		case comment == block && c == '*' && n == '/':
+			i++
+			comment = none
+			buffer.WriteString(blank(offset, i+1))
+			offset = i + 1
+			continue
+		case comment == none:
+			if commaIndex != -1 {
+				if c == '}' || c == ']' {
+					buffer.WriteString(s[offset:i])
+					b := buffer.String()
+					out.WriteString(" ")
+					out.WriteString(b[1:])
+					buffer.Reset()
+					offset, commaIndex = i, -1
+				} else if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+					buffer.WriteString(s[offset:i])
+					offset, commaIndex = i, -1
+				}
+			} else if c == ',' {
+				out.WriteString(buffer.String())
+				out.WriteString(s[offset:i])
+				buffer.Reset()
+				offset, commaIndex = i, i
+			}
 		}
 	}
+	out.WriteString(buffer.String())
+	if comment == line {
+		out.WriteString(blank(offset, len(s)))
+	} else {
+		out.WriteString(s[offset:])
+	}
+	return out.String()
+}
+
+// DecodeUTF8 turns bytes into text the way Node decodes a UTF-8 file: every
+// maximal invalid subpart becomes one U+FFFD (the WHATWG decoder), and a
+// byte-order mark is kept.
+func DecodeUTF8(data []byte) string {
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	var b strings.Builder
+	b.Grow(len(data) + 8)
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < 0x80 {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		need, lo, hi := 0, byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c == 0xE0:
+			need, lo = 2, 0xA0
+		case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+			need = 2
+		case c == 0xED:
+			need, hi = 2, 0x9F
+		case c == 0xF0:
+			need, lo = 3, 0x90
+		case c >= 0xF1 && c <= 0xF3:
+			need = 3
+		case c == 0xF4:
+			need, hi = 3, 0x8F
+		default:
+			b.WriteRune(utf8.RuneError)
+			i++
+			continue
+		}
+		j := i + 1
+		ok := true
+		for k := 0; k < need; k++ {
+			if j >= len(data) || data[j] < lo || data[j] > hi {
+				ok = false
+				break
+			}
+			lo, hi = 0x80, 0xBF
+			j++
+		}
+		if !ok {
+			b.WriteRune(utf8.RuneError) // the maximal subpart data[i:j]
+			i = j
+			continue
+		}
+		b.Write(data[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+// jsTrim is String.prototype.trim: ECMAScript white space and line
+// terminators, the byte-order mark included.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+			return true
+		}
+		return r >= 0x2000 && r <= 0x200A
+	})
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// numbers turns json.Number into the float64 JavaScript holds: beyond
+// float64 it is ±Infinity, below it 0.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return math.NaN() // cannot happen: the decoder checked the grammar
+		}
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	}
+	return v
+}
+
+func syntaxError(data string, dec *json.Decoder, err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		if strings.Contains(se.Error(), "exceeded max depth") {
+			return fmt.Errorf("%w: nesting deeper than 10000", ErrBeyondLimits)
+		}
+		off := max(int(se.Offset)-1, 0)
+		if strings.Contains(se.Error(), "in literal") {
+			// point at the literal, not the character that ended it
+			for off > 0 && (data[off-1] >= 'a' && data[off-1] <= 'z') {
+				off--
+			}
+		}
+		return positioned(data, off, se.Error())
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return positioned(data, len(data), "unexpected end of JSON input")
+	}
+	return positioned(data, int(dec.InputOffset()), err.Error())
+}
+
+func positioned(data string, off int, msg string) *SyntaxError {
+	if off > len(data) {
+		off = len(data)
+	}
+	line := 1 + bytes.Count([]byte(data[:off]), []byte("\n"))
+	col := off - strings.LastIndexByte(data[:off], '\n')
 	return &SyntaxError{Line: line, Column: col, Msg: msg}
 }

@@ -3,6 +3,7 @@ package jsonc
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +69,82 @@ func FuzzParse(f *testing.F) {
 		v2, b2, err2 := Parse(data)
 		if (err1 == nil) != (err2 == nil) || b1 != b2 || !cmp.Equal(v1, v2) {
 			t.Fatalf("unstable parse")
+		}
+	})
+}
+
+// TestAdapterQuirks pins what the adapter's strip-json-comments and
+// JSON.parse make of the places Go's own decoding differs (each answer was
+// read from the adapter; the differential test in test/e2e re-checks them).
+func TestAdapterQuirks(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	cases := []struct {
+		in    string
+		want  any
+		blank bool
+		bad   bool
+	}{
+		{in: `{"a":1} // c`, want: map[string]any{"a": 1.0}},
+		{in: `{,}`, want: map[string]any{}},
+		{in: `[,]`, want: []any{}},
+		{in: `[1,,]`, bad: true},
+		{in: `[1, /* x */ ]`, want: []any{1.0}},
+		{in: "[1e400, -1e400, 1e-400]", want: []any{inf, -inf, 0.0}},
+		{in: "\ufeff{}", bad: true},
+		{in: "\ufeff// only a comment", blank: true},
+		{in: "\u00a0\u2028", blank: true},
+		{in: `{"a":1,"a":2}`, want: map[string]any{"a": 2.0}},
+		{in: "/* x", bad: true},
+		{in: `{"a":"// no","b":"/* no */"}`, want: map[string]any{"a": "// no", "b": "/* no */"}},
+		{in: `{"a":"\\"} // c`, want: map[string]any{"a": `\`}},
+		{in: "{\"a\":\"x\xffy\xe2\x82z\"}", want: map[string]any{"a": "x\ufffdy\ufffdz"}},
+		{in: "[1]\n// trailing\r\n", want: []any{1.0}},
+		{in: "[1] x", bad: true},
+	}
+	for _, tc := range cases {
+		v, blank, err := Parse([]byte(tc.in))
+		switch {
+		case tc.bad:
+			if err == nil {
+				t.Errorf("Parse(%q) = %v, want an error", tc.in, v)
+			}
+		case err != nil || blank != tc.blank:
+			t.Errorf("Parse(%q): blank %v, err %v", tc.in, blank, err)
+		case !tc.blank && !cmp.Equal(tc.want, v):
+			t.Errorf("Parse(%q) = %#v, want %#v", tc.in, v, tc.want)
+		}
+	}
+}
+
+func TestDecodeUTF8MaximalSubparts(t *testing.T) {
+	t.Parallel()
+	// WHATWG: one U+FFFD per maximal subpart of an ill-formed sequence.
+	for in, want := range map[string]string{
+		"\xe2\x82":     "\ufffd",
+		"\xe0\x80":     "\ufffd\ufffd",
+		"\xf0\x9f\x98": "\ufffd",
+		"\xc0\xaf":     "\ufffd\ufffd",
+		"\xed\xa0\x80": "\ufffd\ufffd\ufffd",
+		"a\xffb":       "a\ufffdb",
+	} {
+		if got := DecodeUTF8([]byte(in)); got != want {
+			t.Errorf("DecodeUTF8(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzStrip(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,],}`, "// c", "/* x", "[,]", "\ufeff{}", `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, blank, err := Parse(data)
+		if blank && (v != nil || err != nil) {
+			t.Fatalf("blank with a value or error")
+		}
+		if stripped := Strip(DecodeUTF8(data)); len(stripped) != len(DecodeUTF8(data)) {
+			t.Fatalf("Strip changed the length: offsets would not carry over")
 		}
 	})
 }

@@ -242,7 +242,7 @@ func (l *loader) addLayer(id, path string) *layerState {
 	}
 	lay.Present = true
 	if err != nil {
-		s := Skipped{Path: path, Layer: id, Reason: err.Error()}
+		s := Skipped{Path: path, Layer: id, Reason: err.Error(), Beyond: errors.Is(err, jsonc.ErrBeyondLimits)}
 		var se *jsonc.SyntaxError
 		if errors.As(err, &se) {
 			s.Line, s.Column, s.Reason = se.Line, se.Column, "invalid JSONC: "+se.Msg

@@ -52,7 +52,7 @@ func (l *loader) readJSONC(p string) (any, error) {
 }
 
 func (l *loader) skipParse(p, layer string, err error, fatal bool) {
-	s := Skipped{Path: p, Layer: layer, Reason: err.Error()}
+	s := Skipped{Path: p, Layer: layer, Reason: err.Error(), Beyond: errors.Is(err, jsonc.ErrBeyondLimits)}
 	var se *jsonc.SyntaxError
 	if errors.As(err, &se) {
 		s.Line, s.Column, s.Reason = se.Line, se.Column, "invalid JSONC: "+se.Msg

@@ -96,6 +96,10 @@ type Skipped struct {
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
 	Reason string `json:"reason"`
+	// Beyond is set when the adapter would read the file but piagent cannot
+	// (jsonc.ErrBeyondLimits): what it declares is unknown, so the gate
+	// blocks every tool call rather than treat it as absent.
+	Beyond bool `json:"beyond,omitempty"`
 }
 
 // ImportDecl is one layer's imports array.

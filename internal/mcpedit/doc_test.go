@@ -13,7 +13,7 @@ func TestParseRefuses(t *testing.T) {
 		name, data string
 		want       FileError
 	}{
-		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {,}\n  }\n}\n", FileError{Path: "f", Line: 3, Column: 11}},
+		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {1}\n  }\n}\n", FileError{Path: "f", Line: 3, Column: 11}},
 		{"unterminated", "{\"mcpServers\": {", FileError{Path: "f", Line: 1, Column: 17}},
 		{"top-level array", "[1, 2]", FileError{Path: "f", Line: 1, Column: 1, Msg: "the top level is not an object"}},
 		{"top-level string", "\n\"x\"", FileError{Path: "f", Line: 2, Column: 1, Msg: "the top level is not an object"}},

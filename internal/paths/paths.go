@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Getenv looks a variable up; a nil Getenv has no variables.
@@ -121,4 +122,93 @@ func Within(root, p string) bool {
 	}
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// unicodeSpaces are the characters Pi's file tools read as a plain space.
+var unicodeSpaces = strings.NewReplacer("\u00A0", " ", "\u2000", " ", "\u2001", " ", "\u2002", " ", "\u2003", " ",
+	"\u2004", " ", "\u2005", " ", "\u2006", " ", "\u2007", " ", "\u2008", " ", "\u2009", " ", "\u200A", " ",
+	"\u202F", " ", "\u205F", " ", "\u3000", " ")
+
+// ToolPath resolves a path argument exactly as Pi's read, write and edit
+// tools do (resolveToCwd in Pi 0.86 and 1.6): Unicode spaces become spaces,
+// one leading "@" is dropped, "~" and "~/…" expand to home, a file:// URL
+// becomes its path, and the result is made absolute against cwd and
+// cleaned. ok is false where Pi throws (a file URL with another host, or an
+// encoded "/"), and then Pi touches nothing.
+func ToolPath(home, cwd, p string) (abs string, ok bool) {
+	p = unicodeSpaces.Replace(p)
+	p = strings.TrimPrefix(p, "@")
+	switch {
+	case p == "~":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = filepath.Join(home, p[2:])
+	case strings.HasPrefix(p, "file://"):
+		if p, ok = fileURLPath(p); !ok {
+			return "", false
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(Expand(home, cwd), p)
+	}
+	return filepath.Clean(p), true
+}
+
+// fileURLPath is Node's fileURLToPath on POSIX for the URLs a tool call
+// carries: host empty or localhost (any case), tabs and newlines dropped,
+// "\" read as "/", percent-decoding, and an error for an encoded "/", a
+// broken escape or escapes that are not UTF-8.
+func fileURLPath(u string) (string, bool) {
+	u = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, u)
+	rest := strings.ReplaceAll(u[len("file://"):], `\`, "/")
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	host, path := rest, "/"
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	if host != "" && !strings.EqualFold(host, "localhost") {
+		return "", false
+	}
+	low := strings.ToLower(path)
+	if strings.Contains(low, "%2f") {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] == '%' {
+			// decodeURIComponent: a broken escape throws
+			if i+2 >= len(path) || !isHex(path[i+1]) || !isHex(path[i+2]) {
+				return "", false
+			}
+			b.WriteByte(unhex(path[i+1])<<4 | unhex(path[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(path[i])
+	}
+	if !utf8.ValidString(b.String()) {
+		return "", false // decodeURIComponent throws on bytes that are not UTF-8
+	}
+	return b.String(), true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
