@@ -113,6 +113,10 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
+	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
+	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
+		fmt.Fprintf(w, "grants: read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
+	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
 }
 

@@ -93,6 +93,10 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		d.ImportTargets = []mcpconfig.ImportTarget{}
 	}
 	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
+	if a.confine(g.View.Cwd) == nil {
+		d.Warnings = append(d.Warnings, gate.Warning{Code: "server-sandbox-off",
+			Text: "serverSandbox is off in your policy: every server piagent pi starts runs with everything you have (credentials, piagent's and Pi's files)"})
+	}
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		if s.State == gate.Disabled || s.Config == nil {
@@ -103,6 +107,9 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 			for k := range c.Entry {
 				owner[k] = c
 			}
+		}
+		if c := confinement(s); strings.HasPrefix(c, "not confined") {
+			d.Warnings = append(d.Warnings, gate.Warning{Code: "not-confined", Server: s.Name, Text: c})
 		}
 		for _, f := range codeFlags(s, owner, g.View.Cwd) {
 			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})

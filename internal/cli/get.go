@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/secret"
@@ -39,6 +40,11 @@ type getJSON struct {
 	ApprovalDigest string `json:"approvalDigest,omitempty"`
 	// Flags are what a person should look at before approving.
 	Flags []flagJSON `json:"flags"`
+	// Sandbox is how piagent pi starts the server: "confined", "remote",
+	// "not confined: …" or "off" (the user's serverSandbox); Grants what a
+	// person let it reach beyond its profile.
+	Sandbox string      `json:"sandbox"`
+	Grants  grant.Grant `json:"grants"`
 }
 
 // flagJSON is one thing the preview draws attention to.
@@ -96,6 +102,11 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 			RepositoryControlled: c.Repository, RepositoryReason: c.Reason, Entry: e})
 	}
 	out.Flags = append(out.Flags, codeFlags(s, owner, g.View.Cwd)...)
+	out.Sandbox = confinement(s)
+	if out.Sandbox == "confined" && a.confine(g.View.Cwd) == nil {
+		out.Sandbox = "off: serverSandbox is off in your policy; the server runs with everything you have"
+	}
+	out.Grants, _ = grant.Of(a.env.Home, g.Project, s.Name)
 	if s.Repository {
 		out.Owned = maskFragment(s.Fragment)
 		out.ApprovalDigest = s.ApprovalDigest()
@@ -257,6 +268,10 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 			}
 			fmt.Fprintf(w, "  %s%s [%s, %s]\n", disp(c.File), kind, c.Scope, owner)
 		}
+	}
+	fmt.Fprintf(w, "sandbox:     %s\n", d.Sandbox)
+	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
+		fmt.Fprintf(w, "grants:      read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
 	}
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	a.printFlags(g, d.Flags)

@@ -15,6 +15,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/setup"
 )
@@ -101,7 +102,7 @@ func (a *app) launchPi(args []string) error {
 	if plan.Refuse != "" {
 		return refused(errors.New(plan.Refuse), plan.Hint)
 	}
-	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv)
+	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
 	if err != nil {
 		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
 	}
@@ -323,7 +324,7 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv)
+		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
 		if err != nil {
 			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
 		}
@@ -337,7 +338,7 @@ func (a *app) launchConfigCommand() *cobra.Command {
 // inside a session piagent pi started; elsewhere it does nothing. A failure
 // is a warning: the decision itself is recorded.
 func (a *app) refreshLaunch(project string) {
-	if err := launch.Refresh(a.env.Home, project, a.env.Getenv); err != nil {
+	if err := launch.Refresh(a.env.Home, project, a.env.Getenv, a.confine(project)); err != nil {
 		fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err)
 	}
 }
@@ -353,4 +354,19 @@ func startupWarnings(g *gate.Gate) []gate.Warning {
 			Text: "without the launcher the adapter may start it before any tool call: " + r.Why + "; start Pi with 'piagent pi'"})
 	}
 	return out
+}
+
+// confine is how the launcher wraps servers: in piagent's server sandbox,
+// unless the user's policy says "serverSandbox": "off" (doctor then warns),
+// or piagent's own path is unknown (then every server would fail to start,
+// which the notice says).
+func (a *app) confine(project string) *launch.Confine {
+	if pol, _ := policy.Load(a.env.Home, project); pol != nil && pol.Err() == nil && pol.ServerSandbox() == policy.ServerSandboxOff {
+		return nil
+	}
+	bin := ""
+	if exe := executables(); len(exe) > 0 {
+		bin = exe[0]
+	}
+	return &launch.Confine{Bin: bin}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -43,12 +44,14 @@ status and signals pass through: COMMAND replaces piagent.`,
 	}
 	exec.Flags().String("project", "", "the project directory (default: the working directory)")
 	auto := exec.Flags().Bool("auto", false, "where no sandbox applies, run COMMAND unconfined with a warning instead of refusing")
+	profile := exec.Flags().String("profile", "agent", "agent (the agent's commands) or server (an MCP server piagent starts)")
+	server := exec.Flags().String("server", "", "with --profile server: the server's name, for its grants and private caches")
 	exec.RunE = run(func(c *cobra.Command, args []string) error {
 		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
-		return a.sandboxExec(dir, args, *auto)
+		return a.sandboxExec(sandboxOpts{project: dir, profile: *profile, server: *server, auto: *auto}, args)
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -82,38 +85,78 @@ status and signals pass through: COMMAND replaces piagent.`,
 	return c
 }
 
-// sandboxFast runs `piagent sandbox exec [--project DIR] -- COMMAND...`
-// without building the command tree: it starts before every command the
-// agent runs. Anything else (help, other flags) goes the usual way.
+// sandboxFast runs `piagent sandbox exec [--auto] [--project DIR]
+// [--profile agent|server] [--server NAME] -- COMMAND...` without building
+// the command tree: it starts before every command the agent runs and every
+// server piagent starts. Anything else (help, other flags) goes the usual way.
 func (a *app) sandboxFast(args []string) (int, bool) {
 	if a.name != "piagent" || len(args) < 3 || args[0] != "sandbox" || args[1] != "exec" {
 		return 0, false
 	}
-	rest, project := args[2:], a.env.Dir
-	auto := len(rest) > 0 && rest[0] == "--auto"
-	if auto {
-		rest = rest[1:]
+	o := sandboxOpts{project: a.env.Dir, profile: "agent"}
+	rest := args[2:]
+	for len(rest) > 0 && rest[0] != "--" {
+		flag, val, hasVal := strings.Cut(rest[0], "=")
+		takes := func() bool {
+			if hasVal {
+				rest = rest[1:]
+				return true
+			}
+			if len(rest) < 2 {
+				return false
+			}
+			val, rest = rest[1], rest[2:]
+			return true
+		}
+		switch {
+		case flag == "--auto" && !hasVal:
+			o.auto, rest = true, rest[1:]
+		case flag == "--project" && takes():
+			o.project = val
+		case flag == "--profile" && takes():
+			o.profile = val
+		case flag == "--server" && takes():
+			o.server = val
+		default:
+			return 0, false
+		}
 	}
-	if len(rest) > 1 && rest[0] == "--project" {
-		project, rest = rest[1], rest[2:]
-	} else if p, ok := strings.CutPrefix(rest[0], "--project="); ok {
-		project, rest = p, rest[1:]
-	}
-	if len(rest) < 2 || rest[0] != "--" {
+	if len(rest) < 2 {
 		return 0, false
 	}
-	project = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, project))
-	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+	o.project = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, o.project))
+	if fi, err := os.Stat(o.project); err != nil || !fi.IsDir() {
 		return 0, false // the usual path words the error
 	}
-	return report(a.env.Stderr, a.name, a.sandboxExec(project, rest[1:], auto)), true
+	return report(a.env.Stderr, a.name, a.sandboxExec(o, rest[1:])), true
+}
+
+type sandboxOpts struct {
+	project, profile, server string
+	auto                     bool
 }
 
 // sandboxExec confines this process and runs argv in its place. With auto,
 // a machine where no sandbox applies runs argv unconfined and says so on
 // stderr; without it, nothing runs.
-func (a *app) sandboxExec(project string, argv []string, auto bool) error {
-	err := sandbox.Exec(a.agentProfile(project), argv, a.env.Environ)
+func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
+	var p sandbox.Profile
+	switch o.profile {
+	case "agent":
+		p = a.agentProfile(o.project)
+	case "server":
+		if o.server == "" {
+			return usagef("--profile server needs --server NAME")
+		}
+		var err error
+		if p, err = a.serverProfile(o.project, o.server); err != nil {
+			return refused(fmt.Errorf("nothing was run: %w", err))
+		}
+	default:
+		return usagef("--profile %q: want agent or server", o.profile)
+	}
+	auto := o.auto
+	err := sandbox.Exec(p, argv, a.env.Environ)
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) && auto {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
@@ -130,6 +173,11 @@ func (a *app) agentProfile(project string) sandbox.Profile {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
+	return sandbox.Agent(a.profileInput(project))
+}
+
+// profileInput is what a profile of project is derived from.
+func (a *app) profileInput(project string) sandbox.Input {
 	getenv := paths.Getenv(a.env.Getenv)
 	agentDir := paths.AgentDir(a.env.Home, project, getenv)
 	cfg := paths.ConfigDirName(getenv)
@@ -139,8 +187,22 @@ func (a *app) agentProfile(project string) sandbox.Profile {
 	}
 	reg := registry.List(registry.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
 		Consulted: ancestors, Binaries: executables()})
-	return sandbox.Agent(sandbox.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		TempDir: tempDir(a.env), Getenv: a.env.Getenv, Registry: reg})
+	return sandbox.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
+		TempDir: tempDir(a.env), Getenv: a.env.Getenv, Registry: reg}
+}
+
+// serverProfile derives the profile of server NAME in project, with the
+// grants a person recorded for it.
+func (a *app) serverProfile(project, name string) (sandbox.Profile, error) {
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	g, err := grant.Of(a.env.Home, project, name)
+	if err != nil {
+		return sandbox.Profile{}, err
+	}
+	in := a.profileInput(project)
+	return sandbox.Server(in, name, g.Read, g.Write), nil
 }
 
 // tempDir is the system temporary folder as the command would see it.

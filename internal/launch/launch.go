@@ -457,7 +457,7 @@ func hideMode(getenv func(string) string) func(string) string {
 // Generate computes the gate for cwd over the real configuration (an
 // inherited PI_MCP_CONFIG_MODE is ignored), writes the launch configuration
 // and returns its path, the gate and the servers held back.
-func Generate(home, cwd string, getenv func(string) string) (path string, g *gate.Gate, held []Held, err error) {
+func Generate(home, cwd string, getenv func(string) string, confine *Confine) (path string, g *gate.Gate, held []Held, err error) {
 	if home == "" {
 		return "", nil, nil, ErrNoHome
 	}
@@ -466,6 +466,9 @@ func Generate(home, cwd string, getenv func(string) string) (path string, g *gat
 		return "", nil, nil, err
 	}
 	cfg, held := Config(g)
+	if confine != nil {
+		confine.Wrap(cfg, g.Project)
+	}
 	path, err = Write(home, g.Project, cfg)
 	if err != nil {
 		return "", nil, nil, err
@@ -478,7 +481,7 @@ func Generate(home, cwd string, getenv func(string) string) (path string, g *gat
 // is set); otherwise it does nothing. The session's project
 // (PIAGENT_PROJECT) is refreshed when known, else project. The path is
 // always computed, never taken from the environment.
-func Refresh(home, project string, getenv func(string) string) error {
+func Refresh(home, project string, getenv func(string) string, confine *Confine) error {
 	if getenv == nil || getenv(EnvConfig) == "" {
 		return nil
 	}
@@ -489,8 +492,55 @@ func Refresh(home, project string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("cannot refresh the launch configuration: %w", err)
 	}
-	if _, _, _, err := Generate(home, key, getenv); err != nil {
+	if _, _, _, err := Generate(home, key, getenv, confine); err != nil {
 		return fmt.Errorf("cannot refresh the launch configuration: %w", err)
 	}
 	return nil
+}
+
+// Confine wraps the stdio servers of a generated configuration in
+// `piagent sandbox exec --profile server`, so that every server the adapter
+// starts from it runs confined. The definitions the gate approved (and their
+// digests) are untouched: only the generated file carries the wrapper.
+type Confine struct {
+	// Bin is piagent's absolute path.
+	Bin string
+}
+
+// Wrap rewrites cfg's mcpServers in place. A remote server (url) is left as
+// it is, and so is one run through a container runtime, whose daemon socket
+// is root-equivalent and could not be confined anyway (get and doctor say
+// "not confined").
+func (c *Confine) Wrap(cfg map[string]any, project string) {
+	servers, _ := cfg["mcpServers"].(map[string]any)
+	for name, v := range servers {
+		e, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		cmd, ok := e["command"].(string)
+		if !ok || cmd == "" || ContainerRuntime(cmd) {
+			continue
+		}
+		args := []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project, "--", cmd}
+		if orig, ok := e["args"].([]any); ok {
+			args = append(args, orig...)
+		}
+		w := make(map[string]any, len(e))
+		for k, x := range e {
+			w[k] = x
+		}
+		w["command"], w["args"] = c.Bin, args
+		servers[name] = w
+	}
+}
+
+// ContainerRuntime reports a command whose server runs through a container
+// daemon: docker, podman, nerdctl.
+func ContainerRuntime(cmd string) bool {
+	switch filepath.Base(cmd) {
+	case "docker", "podman", "nerdctl":
+		return true
+	}
+	return false
 }

@@ -453,7 +453,7 @@ func TestRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Refresh(home, proj, func(string) string { return "" }); err != nil {
+	if err := Refresh(home, proj, func(string) string { return "" }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(Path(home, key)); !os.IsNotExist(err) {
@@ -461,7 +461,7 @@ func TestRefresh(t *testing.T) {
 	}
 	decide(t, home, load(t, home, proj), "approved", "repo-tools")
 	vars := map[string]string{EnvConfig: Path(home, key), EnvLauncher: "1", EnvMode: "exclusive", EnvProject: key}
-	if err := Refresh(home, "/elsewhere", func(k string) string { return vars[k] }); err != nil {
+	if err := Refresh(home, "/elsewhere", func(k string) string { return vars[k] }, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(Path(home, key))

@@ -25,6 +25,7 @@ type File struct {
 	PermissionProfile   string              `json:"permissionProfile,omitempty"`
 	RegistryMode        string              `json:"registryMode,omitempty"`
 	Sandbox             string              `json:"sandbox,omitempty"`
+	ServerSandbox       string              `json:"serverSandbox,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
 	ShellProtectedPaths []string            `json:"shellProtectedPaths,omitempty"`
 	AllowReadPaths      []string            `json:"allowReadPaths,omitempty"`
@@ -68,6 +69,12 @@ const (
 	// none applies.
 	SandboxAuto     = "auto"
 	SandboxRequired = "required"
+
+	// ServerSandboxOn (the default) runs every stdio server piagent pi
+	// starts under piagent's server profile; ServerSandboxOff, from the
+	// user's own file only, starts them unconfined (doctor warns).
+	ServerSandboxOn  = "on"
+	ServerSandboxOff = "off"
 )
 
 // FileError says where a policy file stopped being a valid policy. Line and
@@ -95,7 +102,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},
@@ -281,6 +288,11 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 	case "", ProfileStandard, ProfileTrustedFullAccess:
 	default:
 		return ferr(keyOffset(data, "permissionProfile"), "permissionProfile %q is not %q or %q", f.PermissionProfile, ProfileStandard, ProfileTrustedFullAccess)
+	}
+	switch f.ServerSandbox {
+	case "", ServerSandboxOn, ServerSandboxOff:
+	default:
+		return ferr(keyOffset(data, "serverSandbox"), "serverSandbox %q is not %q or %q", f.ServerSandbox, ServerSandboxOn, ServerSandboxOff)
 	}
 	switch f.Sandbox {
 	case "", SandboxAuto, SandboxRequired:

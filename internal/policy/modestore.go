@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -55,47 +55,22 @@ func readModes(home string) (modeStore, error) {
 }
 
 // SetProjectMode records the person's mode for a project ("" forgets it),
-// atomically.
+// atomically and under the store's lock.
 func SetProjectMode(home, project, mode string) error {
 	if mode != "" && !slices.Contains(Modes, mode) {
 		return fmt.Errorf("unknown mode %q (modes: %v)", mode, Modes)
 	}
-	st, err := readModes(home)
-	if err != nil {
-		return err
-	}
-	if mode == "" {
-		delete(st.Projects, project)
-	} else {
-		st.Projects[project] = mode
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := registry.ModeStore(home)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".piagent-modes-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Update(registry.ModeStore(home), func([]byte) ([]byte, error) {
+		st, err := readModes(home)
+		if err != nil {
+			return nil, err
+		}
+		if mode == "" {
+			delete(st.Projects, project)
+		} else {
+			st.Projects[project] = mode
+		}
+		data, err := json.MarshalIndent(st, "", "  ")
+		return append(data, '\n'), err
+	})
 }

@@ -40,6 +40,7 @@ type Policy struct {
 	profile      string
 	registryMode string
 	sandbox      string
+	serverOff    bool
 
 	protected      []entry
 	shellProtected []entry
@@ -129,6 +130,14 @@ func (p *Policy) ProjectMode() string { return p.projectMode }
 // "trusted-full-access".
 func (p *Policy) RegistryMode() string      { return p.registryMode }
 func (p *Policy) PermissionProfile() string { return p.profile }
+
+// ServerSandbox is "on" (the default) or "off".
+func (p *Policy) ServerSandbox() string {
+	if p.serverOff {
+		return ServerSandboxOff
+	}
+	return ServerSandboxOn
+}
 
 // Sandbox is "auto" (the default) or "required".
 func (p *Policy) Sandbox() string {
@@ -246,6 +255,13 @@ func (p *Policy) apply(f *File, layer, file string) {
 			p.profile = f.PermissionProfile
 			p.src("permissionProfile", f.PermissionProfile, layer, file)
 		}
+	}
+	switch {
+	case f.ServerSandbox == ServerSandboxOff && proj:
+		p.violate(file, "serverSandbox", "serverSandbox off: only your own policy file can start servers unconfined")
+	case f.ServerSandbox != "" && !proj:
+		p.serverOff = f.ServerSandbox == ServerSandboxOff
+		p.src("serverSandbox", f.ServerSandbox, layer, file)
 	}
 	// A repository may require the sandbox, never waive it.
 	if f.Sandbox != "" && (f.Sandbox == SandboxRequired || !proj) && p.sandbox != f.Sandbox {

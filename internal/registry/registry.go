@@ -80,6 +80,10 @@ func ApprovalStore(home string) string { return filepath.Join(home, ".pi", store
 // ModeStore is where a person's per-project mode choice lives.
 func ModeStore(home string) string { return filepath.Join(home, ".pi", modesName) }
 
+// GrantsFile holds what a person let approved servers reach beyond their
+// sandbox profile.
+func GrantsFile(home string) string { return filepath.Join(home, ".pi", "piagent-grants.json") }
+
 // UserPolicy is the user's tool policy override.
 func UserPolicy(home string) string { return filepath.Join(home, ".pi", policyName) }
 
@@ -164,7 +168,10 @@ func List(in Input) []Entry {
 	secret(add(ApprovalStore(home), false, Piagent, "approval store: who approved which server definition"))
 	add(ApprovalStore(home)+".lock", false, Piagent, "the approval store's lock")
 	watch(add(ModeStore(home), false, Piagent, "the person's mode choice per project"))
+	add(ModeStore(home)+".lock", false, Piagent, "the mode store's lock")
 	watch(add(UserPolicy(home), false, Piagent, "the user's tool policy"))
+	add(GrantsFile(home), false, Piagent, "what servers may reach beyond their sandbox: a person's grants")
+	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
 	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
 	for _, b := range in.Binaries {

@@ -73,7 +73,7 @@ func Exec(p Profile, argv, env []string) error {
 	// the new program: its mount namespace and filters are the program's.
 	runtime.LockOSThread()
 	if st.MountNamespace {
-		if err := mountProfile(p); err != nil {
+		if err := mountProfile(p, emptyFile(p)); err != nil {
 			return fmt.Errorf("mount namespace: %w", err)
 		}
 	}
@@ -135,7 +135,7 @@ func existing(ps []string) []string {
 // mountProfile makes a private mount namespace for this thread: registered
 // paths inside writable folders read-only, the folders above them pinned
 // (a mount point cannot be renamed or removed), secrets hidden.
-func mountProfile(p Profile) error {
+func mountProfile(p Profile, empty string) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -179,7 +179,9 @@ func mountProfile(p Profile) error {
 		}
 	}
 	for _, f := range p.Hidden {
-		if err := bind("/dev/null", f, true); err != nil {
+		// an empty read-only file, not /dev/null: a write to it must fail,
+		// not vanish
+		if err := bind(empty, f, true); err != nil {
 			return err
 		}
 	}
@@ -189,6 +191,24 @@ func mountProfile(p Profile) error {
 		}
 	}
 	return nil
+}
+
+// emptyFile is an empty, read-only regular file in the profile's private
+// folder, bound over each hidden file.
+func emptyFile(p Profile) string {
+	dirs := p.Dirs()
+	if len(dirs) == 0 {
+		return "/dev/null"
+	}
+	f := filepath.Join(filepath.Dir(dirs[0]), ".hidden-empty")
+	if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		return f
+	}
+	os.Remove(f)
+	if err := os.WriteFile(f, nil, 0o444); err != nil {
+		return "/dev/null"
+	}
+	return f
 }
 
 // denyUnixSockets installs a seccomp filter that fails socket(AF_UNIX, …)

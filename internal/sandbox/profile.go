@@ -104,19 +104,67 @@ func PrivateDir(tempDir, user, project string) string {
 
 // Agent derives the profile for the commands the agent runs.
 func Agent(in Input) Profile {
-	private := PrivateDir(in.TempDir, in.User, in.Project)
-	p := Profile{Name: "agent", NoUnixSockets: true}
-	p.Writable = clean(append([]string{in.Project, in.TempDir, "/var/tmp", "/dev/shm"}, in.Extra...))
+	return derive(in, "agent", append([]string{in.Project, in.TempDir, "/var/tmp", "/dev/shm"}, in.Extra...),
+		PrivateDir(in.TempDir, in.User, in.Project), false, nil)
+}
+
+// serverSecrets are the user's credential stores, relative to home, that
+// no server reads unless a person grants it.
+var serverSecrets = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker/config.json",
+	".git-credentials", ".netrc", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".vault-token"}
+
+// Server derives the profile of one stdio server piagent starts: it writes
+// the project, a private folder of its own (TMPDIR, and package caches no
+// other server shares) and the folders a person granted; it never reads the
+// user's credential stores, Pi's auth.json, the adapter's tokens or the
+// approval store, except what a person granted for reading; it writes no
+// registered file and reaches no Unix socket.
+func Server(in Input, name string, readGrants, writeGrants []string) Profile {
+	private := PrivateDir(in.TempDir, in.User, in.Project+"\x00server\x00"+name)
+	var secrets []string
+	for _, rel := range serverSecrets {
+		secrets = append(secrets, filepath.Join(in.Home, rel))
+	}
+	p := derive(in, "server", append([]string{in.Project, "/dev/shm"}, writeGrants...), private, true, secrets)
+	for _, g := range readGrants {
+		keep := func(x string) bool { return within(filepath.Clean(g), x) }
+		p.Hidden = slices.DeleteFunc(p.Hidden, keep)
+		p.HiddenDirs = slices.DeleteFunc(p.HiddenDirs, keep)
+		p.Denied = slices.DeleteFunc(p.Denied, keep)
+	}
+	return p
+}
+
+// derive builds a profile: writable roots, the private folder, whether
+// piagent's own secret (the approval store) is hidden too, and further
+// secret paths to hide.
+func derive(in Input, name string, writable []string, private string, hideOwn bool, secrets []string) Profile {
+	p := Profile{Name: name, NoUnixSockets: true}
+	p.Writable = clean(writable)
 	p.Env = cacheEnv(private, in)
 
 	set := registry.NewSet(in.Registry)
 	for _, e := range in.Registry {
 		p.Protected = append(p.Protected, Path{Path: e.Path, Dir: e.Dir})
 	}
+	hide := func(path string) {
+		if fi, err := os.Stat(path); err == nil && !inAny(p.Writable, path) {
+			p.Denied = append(p.Denied, path)
+			if fi.IsDir() {
+				p.HiddenDirs = append(p.HiddenDirs, path)
+			} else {
+				p.Hidden = append(p.Hidden, path)
+			}
+		}
+	}
+	for _, sp := range secrets {
+		hide(sp)
+	}
 	for _, e := range in.Registry {
 		// Credentials (Pi's auth.json, the adapter's OAuth tokens) are
-		// hidden; piagent's own store stays readable to piagent-mcp list.
-		if !e.Secret || e.Owner == registry.Piagent {
+		// hidden; piagent's own store stays readable to piagent-mcp list
+		// run by the agent, not to a server.
+		if !e.Secret || e.Owner == registry.Piagent && !hideOwn {
 			continue
 		}
 		if fi, err := os.Stat(e.Path); err == nil && !inAny(p.Writable, e.Path) {

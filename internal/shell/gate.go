@@ -8,7 +8,7 @@ import (
 // agent may not run them (issue 5, "the gate guards itself").
 var guardedSubcommands = map[string]bool{
 	"approve": true, "reject": true, "reset": true, "add": true, "remove": true, "enable": true,
-	"disable": true, "setup": true, "uninstall": true,
+	"disable": true, "setup": true, "uninstall": true, "grant": true,
 }
 
 // readOnlySubcommands may run; a non-nil set limits the next word.
@@ -18,6 +18,7 @@ var readOnlySubcommands = map[string]map[string]bool{
 	"policy":    {"check": true, "redact": true, "show": true, "help": true},
 	"guard":     {"serve": true, "help": true},
 	"extension": {"path": true, "help": true},
+	"sandbox":   {"exec": true, "status": true, "help": true},
 }
 
 // isPiagent reports whether a program name (from progName) is one of

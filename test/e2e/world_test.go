@@ -32,11 +32,12 @@ func NewWorld(t testing.TB) *World {
 		t.Fatal(err)
 	}
 	w := &World{
-		t:          t,
-		Dir:        dir,
-		Home:       filepath.Join(dir, "home"),
-		Project:    filepath.Join(dir, "project"),
-		MarkerFile: filepath.Join(dir, "marker.ndjson"),
+		t:       t,
+		Dir:     dir,
+		Home:    filepath.Join(dir, "home"),
+		Project: filepath.Join(dir, "project"),
+		// inside the project: the one place a confined server may write
+		MarkerFile: filepath.Join(dir, "project", ".marker.ndjson"),
 	}
 	w.AgentDir = filepath.Join(w.Home, ".pi", "agent")
 	for _, d := range []string{w.AgentDir, filepath.Join(w.Project, ".git")} {

@@ -1,0 +1,73 @@
+// Package atomicfile writes piagent's own small state files safely: a
+// temporary file in the same folder, synced, mode 0600, renamed over the
+// old one; and a locked read-modify-write so that concurrent processes never
+// lose one another's change.
+package atomicfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+)
+
+// Write replaces path with data atomically. Folders are created 0700.
+func Write(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Update runs fn on the current content of path (nil when there is none)
+// under path+".lock", and writes what fn returns when it differs. fn's error
+// is returned and nothing is written.
+func Update(path string, fn func(old []byte) ([]byte, error)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	lock, err := lockedfile.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer lock.Close()
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, err := fn(old)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(out, old) {
+		return nil
+	}
+	return Write(path, out)
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/grant"
+	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
+)
+
+func init() { mcpSubcommands = append(mcpSubcommands, (*app).grantCommand) }
+
+func (a *app) grantCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "grant NAME (--read DIR | --write DIR)... [--remove]",
+		Short: "Let a server reach a folder beyond its sandbox profile, for this project",
+		Long: `Let a server reach a folder beyond its sandbox profile, for this project.
+
+Every stdio server piagent pi starts runs confined: it writes only the
+project and private folders of its own, and never reads your credential
+stores. A server that needs more (a filesystem server pointed at ~/notes, a
+server that keeps state in ~/.local/share/x) gets it by a grant you record
+here, outside the repository. A repository can never grant, and an agent's
+tool call cannot run this command. A folder that holds piagent's, Pi's or
+the adapter's own files cannot be granted for writing.`,
+		Example: `  piagent-mcp grant notes --write ~/notes
+  piagent-mcp grant indexer --read ~/datasets
+  piagent-mcp grant notes --write ~/notes --remove`,
+		Args: exactArgs(1, "NAME"),
+	}
+	read := c.Flags().StringArray("read", nil, "a folder the server may read although its profile hides it")
+	write := c.Flags().StringArray("write", nil, "a folder the server may write")
+	remove := c.Flags().Bool("remove", false, "take the named folders away instead")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.ValidArgsFunction = a.completeServers(nil)
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		if len(*read) == 0 && len(*write) == 0 {
+			return usagef("name a folder with --read or --write")
+		}
+		g, err := a.gate(c)
+		if err != nil {
+			return err
+		}
+		s, err := a.findServer(g, args[0])
+		if err != nil {
+			return err
+		}
+		abs := func(list []string) []string {
+			out := make([]string, 0, len(list))
+			for _, p := range list {
+				out = append(out, paths.Abs(a.env.Dir, paths.Expand(a.env.Home, p)))
+			}
+			return out
+		}
+		r, w := abs(*read), abs(*write)
+		if !*remove {
+			set := registry.NewSet(g.Registry(executables(), nil))
+			for _, d := range w {
+				if f, ok := set.Match(d); ok {
+					return refused(fmt.Errorf("cannot grant writing %s: it is %s, which decides what runs", d, f))
+				}
+				if f, ok := set.Holds(d); ok {
+					return refused(fmt.Errorf("cannot grant writing %s: it holds %s, which decides what runs", d, f), "grant a folder beneath it instead")
+				}
+			}
+		}
+		got, err := grant.Add(a.env.Home, g.Project, s.Name, r, w, *remove)
+		if err != nil {
+			return refused(fmt.Errorf("cannot record the grant: %w", err))
+		}
+		a.refreshLaunch(g.Project)
+		if *asJSON {
+			return a.writeJSON(map[string]any{"server": s.Name, "project": g.Project, "grant": got})
+		}
+		verb := "granted"
+		if *remove {
+			verb = "removed"
+		}
+		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write))
+		for _, d := range append(append([]string{}, r...), w...) {
+			if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) && !*remove {
+				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
+			}
+		}
+		fmt.Fprintf(a.env.Stdout, "recorded in %s; it applies from the server's next start\n", registry.GrantsFile(a.env.Home))
+		return nil
+	})
+	return c
+}
+
+func listOr(l []string) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	return strings.Join(l, ", ")
+}
+
+// confinement says how a server runs under piagent pi: "confined",
+// "not confined: …" (a container runtime, whose socket is root-equivalent),
+// or "remote".
+func confinement(s *gate.Server) string {
+	if s.Config == nil {
+		return ""
+	}
+	cmd, _ := s.Config.Entry["command"].(string)
+	switch {
+	case cmd == "":
+		return "remote"
+	case launch.ContainerRuntime(cmd):
+		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does"
+	}
+	return "confined"
+}

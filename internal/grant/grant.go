@@ -1,0 +1,110 @@
+// Package grant keeps what a person lets an approved server reach beyond its
+// sandbox profile: folders it may write or read (a filesystem server pointed
+// at ~/notes, a server that keeps state in ~/.local/share/x). Grants live in
+// ~/.pi/piagent-grants.json, outside every repository, keyed by project and
+// server; a repository can never grant, and an agent's tool call cannot
+// write the file (it is in the registry).
+package grant
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// Grant is one server's extra reach.
+type Grant struct {
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+}
+
+type file struct {
+	Version  int                         `json:"version"`
+	Projects map[string]map[string]Grant `json:"projects"`
+}
+
+// Of returns the grant recorded for server in project (zero when none).
+func Of(home, project, server string) (Grant, error) {
+	f, err := read(home, nil)
+	if err != nil {
+		return Grant{}, err
+	}
+	return f.Projects[project][server], nil
+}
+
+func read(home string, data []byte) (file, error) {
+	f := file{Version: 1, Projects: map[string]map[string]Grant{}}
+	path := registry.GrantsFile(home)
+	if data == nil {
+		var err error
+		data, err = os.ReadFile(path)
+		if os.IsNotExist(err) {
+			return f, nil
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return f, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("grants %s: %w", path, err)
+	}
+	if f.Version != 1 {
+		return f, fmt.Errorf("grants %s: unsupported version %d", path, f.Version)
+	}
+	if f.Projects == nil {
+		f.Projects = map[string]map[string]Grant{}
+	}
+	return f, nil
+}
+
+// Add records read and write folders (absolute) for server in project;
+// remove takes the named folders away instead.
+func Add(home, project, server string, readDirs, writeDirs []string, remove bool) (Grant, error) {
+	var out Grant
+	err := atomicfile.Update(registry.GrantsFile(home), func(old []byte) ([]byte, error) {
+		f, err := read(home, old)
+		if err != nil {
+			return nil, err
+		}
+		g := f.Projects[project][server]
+		edit := func(list []string, dirs []string) []string {
+			for _, d := range dirs {
+				d = filepath.Clean(d)
+				if remove {
+					list = slices.DeleteFunc(list, func(x string) bool { return x == d })
+				} else if !slices.Contains(list, d) {
+					list = append(list, d)
+				}
+			}
+			slices.Sort(list)
+			return list
+		}
+		g.Read, g.Write = edit(g.Read, readDirs), edit(g.Write, writeDirs)
+		if f.Projects[project] == nil {
+			f.Projects[project] = map[string]Grant{}
+		}
+		if len(g.Read) == 0 && len(g.Write) == 0 {
+			delete(f.Projects[project], server)
+			if len(f.Projects[project]) == 0 {
+				delete(f.Projects, project)
+			}
+		} else {
+			f.Projects[project][server] = g
+		}
+		out = g
+		data, err := json.MarshalIndent(f, "", "  ")
+		return append(data, '\n'), err
+	})
+	return out, err
+}
