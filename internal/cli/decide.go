@@ -103,8 +103,21 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, indentJSON(d.Owned))
 	if len(s.Pinned) > 0 {
-		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
+		tree := ""
 		for _, p := range s.Pinned {
+			if p.Tree != "" {
+				tree = p.Tree
+			}
+		}
+		if tree != "" {
+			fmt.Fprintf(w, "pinned: every file under %s (%d files), since the definition runs from the working tree in a way piagent cannot follow; any change there asks again\n", tree, len(s.Pinned))
+		}
+		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
+		for i, p := range s.Pinned {
+			if i == 20 && len(s.Pinned) > 21 {
+				fmt.Fprintf(w, "  … and %d more\n", len(s.Pinned)-20)
+				break
+			}
 			state := p.Digest
 			if p.Digest == "" {
 				state = "missing"

@@ -32,7 +32,8 @@ type Input struct {
 	// optional API key); nil means none.
 	Optional func(server string) []string
 
-	onPath map[string]bool // PATH lookups made so far, by command name
+	onPath   map[string]bool // PATH lookups made so far, by command name
+	treePins []string        // folders pinned whole
 }
 
 func (in *Input) getenv(k string) string {
@@ -52,6 +53,7 @@ func Compute(in Input) *Gate {
 	}
 	g.Blocks = in.blocks(g, direct)
 	g.Warnings = in.warnings(g)
+	g.TreePins = in.treePins
 	return g
 }
 
@@ -144,16 +146,31 @@ func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
 	if len(s.Pinned) > 0 && dec.Files == nil {
 		return ApprovalChanged, "approved, but pinned files not recorded (decision made by an older piagent)", review, true
 	}
+	var changed []PinnedFile
 	for _, p := range s.Pinned {
 		if p.Changed() {
-			if p.Digest == "" {
-				return ApprovalChanged, fmt.Sprintf("approved, but %s is gone", p.Path), review, true
-			}
-			return ApprovalChanged, fmt.Sprintf("approved, but %s changed since", p.Path), review, true
+			changed = append(changed, p)
 		}
 	}
+	if len(changed) > 0 {
+		p, more := changed[0], ""
+		if len(changed) > 1 {
+			more = fmt.Sprintf(" (and %d more files)", len(changed)-1)
+		}
+		switch {
+		case p.Digest == "":
+			return ApprovalChanged, fmt.Sprintf("approved, but %s is gone%s", p.Path, more), review, true
+		case p.Recorded == "":
+			return ApprovalChanged, fmt.Sprintf("approved, but %s is new since%s", p.Path, more), review, true
+		}
+		return ApprovalChanged, fmt.Sprintf("approved, but %s changed since%s", p.Path, more), review, true
+	}
+	pinned := make(map[string]bool, len(s.Pinned))
+	for _, p := range s.Pinned {
+		pinned[p.Path] = true
+	}
 	for path := range dec.Files {
-		if !slices.ContainsFunc(s.Pinned, func(p PinnedFile) bool { return p.Path == path }) {
+		if !pinned[path] {
 			return ApprovalChanged, fmt.Sprintf("approved, but the definition no longer runs %s", path), review, true
 		}
 	}

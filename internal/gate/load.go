@@ -4,8 +4,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/piagent/piagent/internal/approval"
@@ -62,6 +65,17 @@ func Load(o Options) (*Gate, error) {
 	})
 	watched := append(slices.Clone(view.Consulted), storePath)
 	watched = append(watched, g.PinnedPaths()...)
+	for _, t := range g.TreePins {
+		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				if d.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				watched = append(watched, p) // a new or removed entry changes its folder
+			}
+			return nil
+		})
+	}
 	watched = append(watched, o.Extra...)
 	g.Signature = Sign(watched)
 	return g, nil
@@ -104,8 +118,33 @@ func Sign(pathList []string) Signature {
 }
 
 // Valid reports whether every path still looks as it did: about one stat per
-// path.
+// path. A long signature (a whole-tree pin) is checked by every CPU at once.
 func (s Signature) Valid() bool {
+	const chunk = 1024
+	if len(s) <= chunk || runtime.GOMAXPROCS(0) == 1 {
+		return s.valid()
+	}
+	workers := min(runtime.GOMAXPROCS(0), (len(s)+chunk-1)/chunk)
+	var bad atomic.Bool
+	var wg sync.WaitGroup
+	per := (len(s) + workers - 1) / workers
+	for i := 0; i < len(s); i += per {
+		part := s[i:min(i+per, len(s))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < len(part) && !bad.Load(); j++ {
+				if stampOf(part[j].path) != part[j] {
+					bad.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return !bad.Load()
+}
+
+func (s Signature) valid() bool {
 	for _, st := range s {
 		if stampOf(st.path) != st {
 			return false

@@ -24,7 +24,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	base := in.baseDir(e)
 	var found []string
 	var consider func(s string, isCommand bool)
-	tree := false // while set, a folder pins every file beneath it
+	treeOfDir := false // while set, a folder pins every file beneath it
 	consider = func(s string, isCommand bool) {
 		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 || strings.HasPrefix(s, "!") {
 			return
@@ -45,7 +45,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			return
 		}
 		if fi.IsDir() {
-			if tree {
+			if treeOfDir {
 				found = append(found, in.treeFiles(p)...)
 				return
 			}
@@ -81,15 +81,37 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			for _, f := range files {
 				consider(f, false)
 			}
-			tree = true
+			treeOfDir = true
 			for _, d := range dirs {
 				consider(d, false)
 			}
-			tree = false
+			treeOfDir = false
 		}
 	}
 	if base != project && paths.Within(project, base) {
 		found = append(found, in.packageFiles(base)...)
+	}
+	// Runners piagent understands pin what they run; anything else that
+	// runs from the working tree pins the whole tree under its cwd.
+	runFiles, explained := in.runnerFiles(e, base)
+	found = append(found, runFiles...)
+	cmd, _ := e["command"].(string)
+	cmdInProject := strings.Contains(cmd, "/") && paths.Within(project, paths.Abs(base, paths.Expand(in.View.Home, cmd)))
+	if !explained && scriptRunner(filepath.Base(cmd)) && !cmdInProject {
+		explained = true // an interpreter and the script it names: pinned above
+	}
+	_, explicitCwd := e["cwd"].(string)
+	tree := ""
+	if !explained && (cmdInProject || len(found) > 0 || explicitCwd && paths.Within(project, base)) {
+		tree = base
+		if !paths.Within(project, base) {
+			tree = project
+		}
+		files, ok := treeFilesAll(tree)
+		found = append(found, files...)
+		if !ok {
+			found = append(found, filepath.Join(tree, treeTooLarge))
+		}
 	}
 	slices.Sort(found)
 	found = slices.Compact(found)
@@ -97,13 +119,26 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	for _, p := range found {
 		rel, _ := filepath.Rel(project, p)
 		pf := PinnedFile{Path: filepath.ToSlash(rel)}
-		if data, err := in.FS.ReadFile(p); err == nil {
+		if in.FS == OSFS {
+			pf.Digest = fileDigest(p)
+		} else if data, err := in.FS.ReadFile(p); err == nil {
 			pf.Digest = digest.Bytes(data)
 		}
 		out = append(out, pf)
 	}
+	if tree != "" {
+		rel, _ := filepath.Rel(project, tree)
+		in.treePins = append(in.treePins, tree)
+		if len(out) > 0 {
+			out[0].Tree = filepath.ToSlash(rel)
+		}
+	}
 	return out
 }
+
+// treeTooLarge stands for the files past maxPinnedTree: it never exists, so
+// the pin never matches and the server asks again (fail closed).
+const treeTooLarge = ".piagent-tree-too-large"
 
 // maxTreeFiles bounds what one folder named by a code-loading variable pins.
 const maxTreeFiles = 2000

@@ -53,6 +53,10 @@ type PinnedFile struct {
 	Path     string `json:"path"`               // project-relative, slash-separated
 	Digest   string `json:"digest"`             // now; "" when the file is gone
 	Recorded string `json:"recorded,omitempty"` // in the decision; "" when not recorded
+	// Tree, on the first pinned file of a whole-tree pin, is the folder
+	// (project-relative) whose every file is pinned: any change there asks
+	// again.
+	Tree string `json:"tree,omitempty"`
 }
 
 // Changed reports whether the file differs from what was approved.
@@ -97,6 +101,9 @@ type Gate struct {
 	StoreErr error
 	// Signature validates a cached Gate: every path it read.
 	Signature Signature
+	// TreePins are the folders some server's approval pins whole; their
+	// folders join the signature, so a new file there is seen.
+	TreePins []string
 }
 
 // Server returns the state of the named server (the adapter-loaded one first).

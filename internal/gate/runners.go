@@ -1,0 +1,340 @@
+package gate
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/piagent/piagent/internal/digest"
+	"github.com/piagent/piagent/internal/mcpconfig"
+)
+
+// A definition runs code from the working tree in more ways than naming a
+// script. runnerFiles knows the common runners and returns what each runs:
+// explained is false when the definition runs from the project in a way no
+// rule explains, and then the whole tree under its cwd is pinned.
+
+// maxPinnedTree bounds a whole-tree pin; past it the tree counts as one
+// that changed (fail closed), and the preview says so.
+const maxPinnedTree = 50000
+
+// runnerFiles returns the project files the definition's runner executes,
+// resolved against base, and whether a rule explained the definition.
+func (in *Input) runnerFiles(e mcpconfig.Entry, base string) (files []string, explained bool) {
+	cmd, _ := e["command"].(string)
+	var args []string
+	if list, ok := e["args"].([]any); ok {
+		for _, a := range list {
+			if s, ok := a.(string); ok {
+				args = append(args, s)
+			}
+		}
+	}
+	name := filepath.Base(cmd)
+	at := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(base, p)
+	}
+	exists := func(p string) bool { _, err := in.FS.Stat(p); return err == nil }
+	isDir := func(p string) bool { fi, err := in.FS.Stat(p); return err == nil && fi.IsDir() }
+	switch name {
+	case "npm", "pnpm", "yarn", "bun":
+		// `npm start`, `npm run x`, `pnpm x`, `yarn x`, `bun run x`, and
+		// `pnpm dlx ./pkg`: the script line and the files it names.
+		pos := positional(args)
+		if name == "bun" && len(pos) > 0 && isDir(at(pos[0])) {
+			return in.localPackage(at(pos[0])), true
+		}
+		if name == "pnpm" && len(pos) > 1 && pos[0] == "dlx" {
+			return in.localPackage(at(pos[1])), true
+		}
+		if len(pos) > 0 && (pos[0] == "exec" || pos[0] == "x") {
+			return nil, false
+		}
+		script := ""
+		switch {
+		case len(pos) > 1 && (pos[0] == "run" || pos[0] == "run-script"):
+			script = pos[1]
+		case len(pos) > 0:
+			script = pos[0]
+		}
+		manifest := filepath.Join(base, "package.json")
+		files = append(files, manifest)
+		if line := scriptLine(in, manifest, script); line != "" {
+			files = append(files, in.namedFiles(line, base)...)
+		}
+		return files, true
+	case "npx", "bunx":
+		for _, a := range positional(args) {
+			if strings.HasPrefix(a, ".") || strings.HasPrefix(a, "/") {
+				if isDir(at(a)) {
+					return in.localPackage(at(a)), true
+				}
+			}
+		}
+	case "node", "deno", "nodejs":
+		for _, a := range positional(args) {
+			if isDir(at(a)) {
+				return in.localPackage(at(a)), true
+			}
+			break
+		}
+	case "make", "gmake", "just", "task":
+		file := map[string][]string{"make": {"GNUmakefile", "makefile", "Makefile"}, "gmake": {"GNUmakefile", "makefile", "Makefile"},
+			"just": {"justfile", "Justfile", ".justfile"}, "task": {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"}}[name]
+		for i, a := range args {
+			if (a == "-f" || a == "--file" || a == "--justfile" || a == "-t" || a == "--taskfile") && i+1 < len(args) {
+				file = []string{args[i+1]}
+			}
+		}
+		for _, f := range file {
+			if p := at(f); exists(p) {
+				data, _ := in.FS.ReadFile(p)
+				return append([]string{p}, in.namedFiles(string(data), filepath.Dir(p))...), true
+			}
+		}
+		return nil, true
+	case "uv", "poetry", "pipenv", "hatch", "pdm", "rye":
+		for _, f := range []string{"pyproject.toml", "uv.lock", "poetry.lock", "Pipfile", "Pipfile.lock", "pdm.lock"} {
+			if p := filepath.Join(base, f); exists(p) {
+				files = append(files, p)
+			}
+		}
+		pos := positional(args)
+		if len(pos) > 1 && pos[0] == "run" {
+			sub, subFiles := pos[1:], []string(nil)
+			subFiles, _ = in.runnerFiles(mcpconfig.Entry{"command": sub[0], "args": toAny(sub[1:])}, base)
+			files = append(files, subFiles...)
+			files = append(files, in.namedFiles(strings.Join(sub, " "), base)...)
+		}
+		return files, true
+	}
+	// Interpreters given code: the files the code names; python -m: the module.
+	for i, a := range args {
+		switch {
+		case (a == "-c" || a == "-e" || a == "--eval" || a == "-p") && i+1 < len(args) && isInterpreter(name):
+			return in.namedFiles(args[i+1], base), true
+		case a == "-m" && i+1 < len(args) && strings.HasPrefix(name, "python"):
+			mod := filepath.Join(base, filepath.FromSlash(strings.ReplaceAll(args[i+1], ".", "/")))
+			for _, p := range []string{mod + ".py", filepath.Join(mod, "__main__.py"), filepath.Join(mod, "__init__.py")} {
+				if exists(p) {
+					files = append(files, p)
+				}
+			}
+			return files, true
+		}
+	}
+	return nil, false
+}
+
+func isInterpreter(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "node", "nodejs", "deno", "bun", "python", "python3", "perl", "ruby", "php":
+		return true
+	}
+	return strings.HasPrefix(name, "python3.")
+}
+
+// scriptCapable are the programs whose file argument is the whole of what
+// they run as far as the existing script pin goes.
+func scriptRunner(name string) bool {
+	return isInterpreter(name) || name == "tsx" || name == "ts-node"
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// positional drops options (words starting with "-").
+func positional(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if a == "--" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// scriptLine reads scripts[name] of a package.json.
+func scriptLine(in *Input, manifest, name string) string {
+	data, err := in.FS.ReadFile(manifest)
+	if err != nil || name == "" {
+		return ""
+	}
+	var m struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	line := m.Scripts[name]
+	if pre, ok := m.Scripts["pre"+name]; ok {
+		line = pre + " && " + line
+	}
+	return line
+}
+
+// namedFiles are the words of a command line (or a makefile) that name a
+// regular file inside the project, resolved against base; a folder named
+// there pins its package.
+func (in *Input) namedFiles(text, base string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' || r == '"' || r == '\'' || r == '(' || r == ')' || r == '='
+	}) {
+		if w == "" || strings.HasPrefix(w, "-") || strings.Contains(w, "://") || strings.HasPrefix(w, "$") {
+			continue
+		}
+		p := w
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		p = filepath.Clean(p)
+		if p == in.View.Cwd || !within(in.View.Cwd, p) {
+			continue
+		}
+		fi, err := in.FS.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			out = append(out, in.localPackage(p)...)
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// localPackage is a local package's manifest and lockfile plus what it runs:
+// the bin entries and the main/exports target.
+func (in *Input) localPackage(dir string) []string {
+	out := in.packageFiles(dir)
+	data, err := in.FS.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		if p := filepath.Join(dir, "index.js"); in.isFile(p) {
+			out = append(out, p)
+		}
+		return out
+	}
+	var m struct {
+		Main    string `json:"main"`
+		Bin     any    `json:"bin"`
+		Exports any    `json:"exports"`
+	}
+	_ = json.Unmarshal(data, &m)
+	var targets []string
+	switch b := m.Bin.(type) {
+	case string:
+		targets = append(targets, b)
+	case map[string]any:
+		for _, v := range b {
+			if s, ok := v.(string); ok {
+				targets = append(targets, s)
+			}
+		}
+	}
+	main := m.Main
+	if main == "" {
+		main = "index.js"
+	}
+	targets = append(targets, main)
+	var walkExports func(v any)
+	walkExports = func(v any) {
+		switch x := v.(type) {
+		case string:
+			targets = append(targets, x)
+		case map[string]any:
+			for _, e := range x {
+				walkExports(e)
+			}
+		}
+	}
+	walkExports(m.Exports)
+	for _, t := range targets {
+		if p := filepath.Join(dir, filepath.FromSlash(t)); within(dir, p) && in.isFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (in *Input) isFile(p string) bool {
+	fi, err := in.FS.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// treeFilesAll lists every regular file under dir — tracked, untracked and
+// ignored alike (node_modules and .venv included: that is code the server
+// runs) — except the project's .git folder; ok is false past maxPinnedTree.
+func treeFilesAll(dir string) (files []string, ok bool) {
+	ok = true
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			if len(files) >= maxPinnedTree {
+				ok = false
+				return filepath.SkipAll
+			}
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, ok
+}
+
+// hashCache remembers a file's digest by what stat says of it: the size,
+// modification and change times and inode. A hit costs one stat; any change
+// to the file changes its ctime.
+var hashCache sync.Map // path → cachedHash
+
+type cachedHash struct {
+	size, mtime, ctime int64
+	ino                uint64
+	digest             string
+}
+
+// fileDigest is the digest of p's content, from the cache when stat says
+// nothing changed; "" when p cannot be read.
+func fileDigest(p string) string {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	key := cachedHash{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	key.ino, key.ctime = inodeCtime(fi)
+	if v, ok := hashCache.Load(p); ok {
+		c := v.(cachedHash)
+		if c.size == key.size && c.mtime == key.mtime && c.ctime == key.ctime && c.ino == key.ino {
+			return c.digest
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	key.digest = digest.Bytes(data)
+	hashCache.Store(p, key)
+	return key.digest
+}

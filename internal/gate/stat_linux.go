@@ -1,0 +1,15 @@
+//go:build linux
+
+package gate
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func inodeCtime(fi fs.FileInfo) (uint64, int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino, st.Ctim.Nano()
+	}
+	return 0, 0
+}
