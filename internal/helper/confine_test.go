@@ -97,3 +97,26 @@ func TestPowershellBlocked(t *testing.T) {
 		t.Fatalf("powershell: %+v", d)
 	}
 }
+
+// The registry's secrets are protected paths wherever the agent dir is:
+// Pi's auth.json under a moved agent dir, the adapter's token folder.
+func TestRegistrySecretsProtected(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	agent := filepath.Join(home, "elsewhere", "agent")
+	s := &Server{Home: home, Cwd: proj, Build: "test", Getenv: func(k string) string {
+		if k == "PI_CODING_AGENT_DIR" {
+			return agent
+		}
+		return ""
+	}}
+	for _, p := range []string{filepath.Join(agent, "auth.json"), filepath.Join(agent, "mcp-oauth", "x", "tokens.json")} {
+		d := s.Decide(guard.Call{ToolName: "read", Input: map[string]any{"path": p}})
+		if d.Allowed() {
+			t.Errorf("read %s: allowed", p)
+		}
+	}
+	if d := s.Decide(guard.Call{ToolName: "read", Input: map[string]any{"path": filepath.Join(agent, "models.json")}}); !d.Allowed() {
+		t.Errorf("read models.json (not a secret): %+v", d)
+	}
+}

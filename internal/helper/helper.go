@@ -312,6 +312,20 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 	// A policy file that cannot be read yields a policy that blocks every
 	// call with the file and position: never a silently weaker policy.
 	pol, _ := policy.Load(s.Home, s.Cwd)
+	// The registry's secrets (Pi's auth.json and the adapter's tokens
+	// wherever the agent dir is, the approval store) are protected paths
+	// whatever the policy files say.
+	var secretFiles, secretDirs []string
+	for _, e := range g.Registry(s.Binaries, s.Protected) {
+		switch {
+		case !e.Secret:
+		case e.Dir:
+			secretDirs = append(secretDirs, e.Path)
+		default:
+			secretFiles = append(secretFiles, e.Path)
+		}
+	}
+	pol = pol.WithSecrets(secretFiles, secretDirs)
 	if s.session == nil {
 		s.session = policy.NewSessionState()
 	}

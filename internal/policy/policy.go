@@ -419,3 +419,37 @@ func actionRank(a string) int {
 	}
 	return 3
 }
+
+// LayerRegistry names protected paths that come from the registry of files
+// that decide what runs (package registry): credentials piagent, Pi and the
+// adapter keep, wherever the agent dir is.
+const LayerRegistry = "registry"
+
+// WithSecrets returns a copy of p that also protects the given absolute
+// paths (a folder protects everything beneath it), as the registry's secret
+// entries. No policy file can remove them.
+func (p *Policy) WithSecrets(files, dirs []string) *Policy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.protected = slices.Clone(p.protected)
+	add := func(pat string) {
+		if slices.ContainsFunc(c.protected, func(e entry) bool { return e.pattern == pat }) {
+			return
+		}
+		gs, err := compileGlobs(pat)
+		if err != nil {
+			return
+		}
+		c.protected = append(c.protected, entry{pattern: pat, layer: LayerRegistry, globs: gs})
+	}
+	for _, f := range files {
+		add(escapeGlob(f))
+	}
+	for _, d := range dirs {
+		add(escapeGlob(d) + "/**")
+	}
+	c.hintCache = nil
+	return &c
+}

@@ -454,3 +454,28 @@ func TestAttackControl(t *testing.T) {
 		}
 	}
 }
+
+// TestNpmCIUnderSandbox: npm ci in a scratch project works under the
+// profile, its cache private (the user's npm cache is read-only there).
+func TestNpmCIUnderSandbox(t *testing.T) {
+	needSandbox(t)
+	if testing.Short() {
+		t.Skip("needs the npm registry")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not on PATH")
+	}
+	w := newWorld(t)
+	scratch := filepath.Join(w.proj, "scratch")
+	write(t, filepath.Join(scratch, "package.json"), `{"name":"scratch","version":"1.0.0","private":true,"dependencies":{"is-number":"7.0.0"}}`)
+	lock := exec.Command(npm, "install", "--package-lock-only", "--no-audit", "--no-fund")
+	lock.Dir = scratch
+	if out, err := lock.CombinedOutput(); err != nil {
+		t.Skipf("cannot reach the npm registry to make a lockfile: %v\n%s", err, out)
+	}
+	out, err := w.run(t, "cd scratch && npm ci --no-audit --no-fund && node -e 'console.log(require(\"is-number\")(5))'")
+	if err != nil || !strings.Contains(out, "true") {
+		t.Fatalf("npm ci under the sandbox: %v\n%s", err, out)
+	}
+}
