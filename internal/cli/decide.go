@@ -193,7 +193,7 @@ func (a *app) resetCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "reset [NAME]",
 		Short: "Forget this project's decisions (or one server's), or with --stale those of projects that no longer exist",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  maxArgs(1, "one NAME"),
 	}
 	stale := c.Flags().Bool("stale", false, "drop the decisions of every project path that no longer exists")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })

@@ -297,6 +297,16 @@ func indentJSON(v any) string {
 	return "  " + strings.TrimSpace(string(b))
 }
 
+// maxArgs is cobra.MaximumNArgs with a usage error naming the argument.
+func maxArgs(n int, names string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("%s takes at most %s (got %d arguments)", c.CommandPath(), names, len(args))
+		}
+		return nil
+	}
+}
+
 // exactArgs is cobra.ExactArgs with a usage error naming the argument.
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {

@@ -212,7 +212,7 @@ func (a *app) policyMode() *cobra.Command {
 	c := &cobra.Command{
 		Use:       "mode [MODE]",
 		Short:     "Show or choose this project's mode (" + strings.Join(policy.Modes, ", ") + "); stored under ~/.pi, never in the repository",
-		Args:      cobra.MaximumNArgs(1),
+		Args:      maxArgs(1, "one MODE"),
 		ValidArgs: policy.Modes,
 	}
 	forget := c.Flags().Bool("clear", false, "forget this project's choice (the policy's default applies)")

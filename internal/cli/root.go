@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/piagent/piagent/internal/helper"
 	"github.com/spf13/cobra"
 )
 
@@ -51,6 +52,16 @@ func Main(name string, args []string, env Env) int {
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
+	// after SetOut: the completion commands take their writer when made
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Long += "\n\nBash completion needs the bash-completion package (apt install bash-completion,\nbrew install bash-completion@2), loaded by your shell's start-up files."
+		}
+	}
+	root.Version = Version
+	root.SetVersionTemplate(fmt.Sprintf("%s %s (helper protocol %s/%d)\n", name, Version, helper.Protocol, helper.Version))
+	guardGroups(root)
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -120,5 +131,35 @@ func run(fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []
 			return refused(err)
 		}
 		return err
+	}
+}
+
+// guardGroups makes every command that only groups others refuse what it
+// does not know: `piagent polcy`, `piagent policy shwo` and `piagent guard
+// foo` exit 2 with "did you mean" rather than print help and succeed, and a
+// command's NoArgs refusal is worded like ours.
+func guardGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		guardGroups(sub)
+	}
+	if !c.HasSubCommands() {
+		return
+	}
+	own := c.RunE
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			hints := []string{}
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hints = append(hints, "did you mean '"+cmd.CommandPath()+" "+s[0]+"'?")
+			}
+			hints = append(hints, "run '"+cmd.CommandPath()+" --help' for its commands")
+			return usageErr(fmt.Errorf("%s has no command %q", cmd.CommandPath(), args[0]), hints...)
+		}
+		if own != nil {
+			return own(cmd, args)
+		}
+		return cmd.Help()
 	}
 }

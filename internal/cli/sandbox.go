@@ -40,7 +40,12 @@ are mounted read-only and its secrets hidden. Standard streams, the exit
 status and signals pass through: COMMAND replaces piagent.`,
 		Example: `  piagent sandbox exec -- /bin/bash -c 'go test ./...'
   piagent sandbox exec --project ~/src/app -- npm ci`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s needs a COMMAND after --", c.CommandPath())
+			}
+			return nil
+		},
 	}
 	exec.Flags().String("project", "", "the project directory (default: the working directory)")
 	auto := exec.Flags().Bool("auto", false, "where no sandbox applies, run COMMAND unconfined with a warning instead of refusing")
