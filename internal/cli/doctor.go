@@ -182,7 +182,11 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		fmt.Fprintf(w, "\nservers:\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, s := range g.Servers {
-			line := fmt.Sprintf("  %s\t%s\t%s", s.Name, s.State, s.Reason)
+			reason := s.Reason
+			if reason == s.State {
+				reason = "" // "ready  ready" says nothing twice
+			}
+			line := fmt.Sprintf("  %s\t%s\t%s", s.Name, s.State, reason)
 			if s.Fix != "" {
 				line += "\t→ " + a.fix(s.Fix)
 			}
