@@ -323,52 +323,10 @@ func toStringRecord(v any) map[string]any {
 }
 
 // decodeUTF8 replaces malformed UTF-8 the way the WHATWG decoder Node uses
-// does: one U+FFFD for each maximal invalid subpart.
+// does (jsonc.DecodeUTF8): one U+FFFD for each maximal invalid subpart.
 func decodeUTF8(data []byte) []byte {
 	if utf8.Valid(data) {
 		return data
 	}
-	out := make([]byte, 0, len(data)+16)
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r != utf8.RuneError || n > 1 {
-			out = append(out, data[i:i+n]...)
-			i += n
-			continue
-		}
-		out = append(out, "\uFFFD"...)
-		i += invalidPrefix(data[i:])
-	}
-	return out
-}
-
-// invalidPrefix is the length of the maximal subpart of a malformed sequence
-// at the start of b: the lead byte plus the continuation bytes that could
-// still have completed it.
-func invalidPrefix(b []byte) int {
-	lo, hi, need := byte(0x80), byte(0xBF), 0
-	switch c := b[0]; {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		lo, need = 0xA0, 2
-	case c == 0xED:
-		hi, need = 0x9F, 2
-	case c >= 0xE1 && c <= 0xEF:
-		need = 2
-	case c == 0xF0:
-		lo, need = 0x90, 3
-	case c == 0xF4:
-		hi, need = 0x8F, 3
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
-	}
-	n := 1
-	for ; n <= need && n < len(b); n++ {
-		if b[n] < lo || b[n] > hi {
-			break
-		}
-		lo, hi = 0x80, 0xBF
-	}
-	return n
+	return []byte(jsonc.DecodeUTF8(data))
 }

@@ -69,24 +69,3 @@ func realPath(p string) string {
 	}
 	return filepath.Join(realPath(filepath.Clean(dir)), base)
 }
-
-// ExecUnconfined replaces this process with argv as it is.
-func ExecUnconfined(argv, env []string) error {
-	if len(argv) == 0 {
-		return errors.New("no command to run")
-	}
-	path := argv[0]
-	if filepath.Base(path) == path {
-		for _, kv := range env {
-			if len(kv) > 5 && kv[:5] == "PATH=" {
-				for _, dir := range filepath.SplitList(kv[5:]) {
-					if fi, err := os.Stat(filepath.Join(dir, path)); err == nil && fi.Mode()&0o111 != 0 {
-						path = filepath.Join(dir, path)
-						break
-					}
-				}
-			}
-		}
-	}
-	return syscall.Exec(path, argv, env)
-}
