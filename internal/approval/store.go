@@ -13,6 +13,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/rogpeppe/go-internal/lockedfile"
 )
 
@@ -130,36 +131,12 @@ func (s *Store) Update(fn func(*Data) error) error {
 	return writeAtomic(target, out)
 }
 
-// writeAtomic replaces path with data: a temporary file in the same folder,
-// synced, mode 0600, renamed over path.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+// writeAtomic replaces path with data (internal/atomicfile: a temporary
+// file in the same folder, synced, mode 0600, renamed over path).
+func writeAtomic(path string, data []byte) error {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("write approval store: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("write approval store: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write approval store: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write approval store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write approval store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write approval store: %w", err)
-	}
-	syncDir(dir)
 	return nil
 }
 
