@@ -317,13 +317,13 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
       // With one, consent covers exactly the preview shown: --digest makes the
       // CLI refuse if anything changed since.
       const run = await runCli(project, "approve", [name, ...extra, "--yes", ...(digest ? ["--digest", digest] : [])]);
-      if (show(out, run)) await afterChange(ctx, out, project, deps);
+      if (show(out, run)) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
       return;
     }
     default: {
       const run = await runCli(project, sub.name, args);
       const ok = show(out, run);
-      if (ok && sub.changes) await afterChange(ctx, out, project, deps);
+      if (ok && sub.changes) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
       else if (sub.changes) await deps.cache.refresh(project).catch(() => undefined);
     }
   }
@@ -348,12 +348,24 @@ export async function askNo(ctx: { ui: { select(title: string, options: string[]
 }
 
 /** After a decision or a configuration change: refresh, and reload under the launcher. */
-async function afterChange(ctx: ExtensionCommandContext, out: Output, project: string, deps: McpCommandDeps): Promise<void> {
+/** Where the one-line result of a decision waits across the reload it causes. */
+export const AFTER_RELOAD = Symbol.for("piagent.after-reload");
+
+/** The line of a CLI answer that says what was done ("approved x for …"). */
+export function resultLine(stdout: string): string | undefined {
+  const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /^(approved|rejected|reset|enabled|disabled|removed|granted|forgot) /.test(l)) ?? lines.at(-1);
+}
+
+async function afterChange(ctx: ExtensionCommandContext, out: Output, project: string, deps: McpCommandDeps, result?: string): Promise<void> {
   await deps.cache.refresh(project).catch(() => undefined);
   // `piagent pi` (issue 6) starts Pi with PIAGENT_LAUNCHER=1 and a generated
   // exclusive config; the CLI rewrites that file when the decision changes, and
   // the adapter only sees it after a reload.
   if (process.env.PIAGENT_LAUNCHER === "1" && typeof ctx.reload === "function") {
+    // The reload clears the screen's messages: carry the result over, so
+    // the notice after it says what was done.
+    if (result) (globalThis as { [AFTER_RELOAD]?: string })[AFTER_RELOAD] = `piagent: ${result.replace(/^piagent: /, "")}`;
     out.info("piagent: reloading so the MCP adapter sees the change");
     await ctx.reload();
   }

@@ -22,7 +22,7 @@ import type {
   ExtensionCommandContext,
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { askNo, completions, handleMcpCommand, StateCache } from "./command.ts";
+import { AFTER_RELOAD, askNo, completions, handleMcpCommand, StateCache } from "./command.ts";
 import {
   blockReason,
   type ContentPart,
@@ -152,6 +152,10 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     shown.clear();
     noRedact.clear();
     toldDown = false;
+    // What the decision that caused this reload did, said once more.
+    const done = (carrier as { [AFTER_RELOAD]?: string })[AFTER_RELOAD];
+    if (event?.reason === "reload" && done) tell(ctx, done, "info");
+    delete (carrier as { [AFTER_RELOAD]?: string })[AFTER_RELOAD];
     try {
       const st = await cache.refresh(projectOf(ctx));
       // PIAGENT_NO_MCP_NOTICE=1 empties notice on the Go side.

@@ -482,3 +482,20 @@ test("consent dialogs default to No; /piagent-mcp approve passes the digest of t
   });
   rmSync(log, { force: true });
 });
+
+test("a decision's result is said again after the reload it causes", async () => {
+  await withEnv({ PIAGENT_BIN: stub, PIAGENT_LAUNCHER: "1" }, async () => {
+    const { commands, handlers } = fakePi();
+    let reloads = 0;
+    const c = fakeCtx(true, { confirm: true });
+    (c.ctx as any).reload = async () => void reloads++;
+    await commands.get("piagent-mcp")!.handler("reject repo-tools", c.ctx);
+    assert.equal(reloads, 1, "the launcher session reloads");
+    const after = fakeCtx(true);
+    await handlers.get("session_start")!({ type: "session_start", reason: "reload" }, after.ctx);
+    assert.ok(after.notes.some((n) => n.startsWith("piagent: stub piagent: mcp reject")), after.notes.join("\n"));
+    const again = fakeCtx(true);
+    await handlers.get("session_start")!({ type: "session_start", reason: "reload" }, again.ctx);
+    assert.ok(!again.notes.some((n) => n.includes("mcp reject")), "said once");
+  });
+});
