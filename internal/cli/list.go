@@ -8,6 +8,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 func init() { mcpSubcommands = append(mcpSubcommands, (*app).listCommand) }
@@ -94,6 +95,13 @@ func (a *app) listCommand() *cobra.Command {
 		}
 		a.printSkipped(g)
 		a.printBlocks(g)
+		if g.StoreErr != nil {
+			// Every repository server reads as undecided: say why, and that
+			// nothing here is what the person decided.
+			fmt.Fprintf(a.env.Stderr, "%s: error: the approval store cannot be used, so every repository server shows as undecided: %v\n", a.name, g.StoreErr)
+			fmt.Fprintf(a.env.Stderr, "%s: hint: repair or move %s; piagent never overwrites a store it cannot read\n", a.name, registry.ApprovalStore(a.env.Home))
+			return attention()
+		}
 		if g.FullBlock() {
 			return attention()
 		}
