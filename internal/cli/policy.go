@@ -56,6 +56,7 @@ func (a *app) policyShow() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		effective, why, modeErr := a.effectiveMode(c, p)
 		out := struct {
 			Mode              string             `json:"mode"`
 			RegistryMode      string             `json:"registryMode"`
@@ -68,7 +69,11 @@ func (a *app) policyShow() *cobra.Command {
 			Error             string             `json:"error,omitempty"`
 			Sandbox           string             `json:"sandbox"`
 			SandboxStatus     sandbox.Status     `json:"sandboxStatus"`
-		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), "", p.Sandbox(), sandbox.Probe()}
+			// EffectiveMode is the mode tool calls are decided in here: the
+			// person's choice, else the policy's default; readOnly when the
+			// mode store cannot be read.
+			EffectiveMode string `json:"effectiveMode"`
+		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), "", p.Sandbox(), sandbox.Probe(), effective}
 		if p.Err() != nil {
 			out.Error = p.Err().Error()
 		}
@@ -78,7 +83,7 @@ func (a *app) policyShow() *cobra.Command {
 			}
 		} else {
 			w := a.env.Stdout
-			fmt.Fprintf(w, "mode: %s\nregistry: %s\nprofile: %s\n", out.Mode, out.RegistryMode, out.PermissionProfile)
+			fmt.Fprintf(w, "mode: %s (%s)\nregistry: %s\nprofile: %s\n", effective, why, out.RegistryMode, out.PermissionProfile)
 			fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
 			fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
 			fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
@@ -100,9 +105,34 @@ func (a *app) policyShow() *cobra.Command {
 		if p.Err() != nil {
 			return refused(fmt.Errorf("the policy cannot be read, so every tool call is blocked: %w", p.Err()))
 		}
+		if modeErr != nil {
+			return refused(fmt.Errorf("%w; every tool call is decided in mode readOnly until it is fixed", modeErr),
+				"fix it, or remove it (rm "+registry.ModeStore(a.env.Home)+") and choose again with 'piagent policy mode MODE'")
+		}
 		return nil
 	})
 	return c
+}
+
+// effectiveMode is the mode tool calls are decided in for the project, and
+// where it comes from, as the helper decides it.
+func (a *app) effectiveMode(c *cobra.Command, p *policy.Policy) (mode, why string, err error) {
+	dir, derr := a.projectDir(c)
+	if derr != nil {
+		return p.Mode(), "the policy's default", nil
+	}
+	key, kerr := approval.ProjectKey(dir)
+	if kerr != nil {
+		return p.Mode(), "the policy's default", nil
+	}
+	choice, err := policy.ProjectModeChoice(a.env.Home, key)
+	switch {
+	case err != nil:
+		return policy.ModeReadOnly, "the mode store cannot be read: the narrowest mode", err
+	case choice != "":
+		return choice, "chosen for this project", nil
+	}
+	return p.Mode(), "the policy's default", nil
 }
 
 // readCall reads one {"toolName", "input"} object from stdin.
@@ -234,12 +264,13 @@ func (a *app) policyMode() *cobra.Command {
 				}
 			}
 			if err := policy.SetProjectMode(a.env.Home, key, mode); err != nil {
-				return err
+				return refused(err, "piagent never overwrites a file it cannot read: fix it, or remove it (rm "+registry.ModeStore(a.env.Home)+") and choose again")
 			}
 		}
 		mode, err := policy.ProjectModeChoice(a.env.Home, key)
 		if err != nil {
-			return err
+			return refused(fmt.Errorf("%w; until it is fixed every tool call is decided in mode readOnly", err),
+				"piagent never overwrites a file it cannot read: fix it, or remove it ("+"rm "+registry.ModeStore(a.env.Home)+") and choose again")
 		}
 		if mode == "" {
 			p, _ := policy.Load(a.env.Home, dir)

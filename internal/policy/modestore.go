@@ -38,6 +38,18 @@ func readModes(home string) (modeStore, error) {
 		return st, err
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := 1, 1
+			for _, b := range data[:min(int(se.Offset), len(data))] {
+				if b == '\n' {
+					line, col = line+1, 1
+				} else {
+					col++
+				}
+			}
+			return st, fmt.Errorf("mode store %s:%d:%d: %w", path, line, max(col-1, 1), err)
+		}
 		return st, fmt.Errorf("mode store %s: %w", path, err)
 	}
 	if st.Version != 1 {
