@@ -470,6 +470,12 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 		old, _ := os.ReadFile(out.Record)
 		out.RecordChanged = !bytes.Equal(old, next.Encode())
 		out.Changed = len(out.Actions) > 0 || len(out.ExtensionFile) > 0 || out.RecordChanged || (out.Preset != nil && out.Preset.Changed)
+		if !dryRun {
+			// What --check would flag, plain setup says too: a setup that
+			// leaves the extension without its piagent is not done.
+			_, probs := a.piagentForExtension()
+			out.Problems = append(out.Problems, probs...)
+		}
 		if asJSON {
 			return a.writeJSON(out)
 		}
@@ -530,6 +536,12 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 		return refused(fmt.Errorf("cannot write %s: %w", out.Record, err))
 	}
 	out.Changed = len(out.Actions) > 0 || len(out.ExtensionFile) > 0 || out.RecordChanged || (out.Preset != nil && out.Preset.Changed)
+	if !dryRun {
+		// What --check would flag, plain setup says too: a setup that
+		// leaves the extension without its piagent is not done.
+		_, probs := a.piagentForExtension()
+		out.Problems = append(out.Problems, probs...)
+	}
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err
@@ -668,34 +680,9 @@ func (a *app) setupCheck(asJSON bool) error {
 				Fix:    "pi install " + st.Adapter.Source})
 		}
 	}
-	// The piagent the extension runs: PIAGENT_BIN, else piagent on PATH.
-	if v := strings.TrimSpace(a.env.Getenv("PIAGENT_BIN")); v != "" {
-		if bin := a.resolveProgram(v); bin != "" {
-			out.Piagent = &toolJSON{Path: bin, Via: "PIAGENT_BIN"}
-		} else {
-			out.Problems = append(out.Problems, setup.Problem{Code: "piagent-missing",
-				Reason: fmt.Sprintf("PIAGENT_BIN names %s, which is not an executable; the extension blocks every tool call without it", v),
-				Fix:    "point PIAGENT_BIN at the piagent binary, or unset it to use piagent on PATH"})
-		}
-	} else if bin := lookPath("piagent", a.env.Getenv("PATH")); bin != "" {
-		out.Piagent = &toolJSON{Path: bin, Via: "PATH"}
-	} else {
-		out.Problems = append(out.Problems, setup.Problem{Code: "piagent-missing",
-			Reason: "piagent is not on PATH; the extension runs it and blocks every tool call without it",
-			Fix:    "add the folder go install wrote to PATH (export PATH=\"$(go env GOPATH)/bin:$PATH\"), or set PIAGENT_BIN"})
-	}
-	if out.Piagent != nil {
-		if o, err := a.output(out.Piagent.Path, "version"); err == nil {
-			if f := strings.Fields(o); len(f) >= 2 {
-				out.Piagent.Version = f[1]
-			}
-		}
-		if out.Piagent.Version != Version {
-			out.Problems = append(out.Problems, setup.Problem{Code: "piagent-version",
-				Reason: fmt.Sprintf("the extension will run %s, version %s; this extension is %s", out.Piagent.Path, orDash(out.Piagent.Version), Version),
-				Fix:    "put the matching piagent first on PATH (or set PIAGENT_BIN), then run 'piagent setup'"})
-		}
-	}
+	var probs []setup.Problem
+	out.Piagent, probs = a.piagentForExtension()
+	out.Problems = append(out.Problems, probs...)
 	out.OK = len(out.Problems) == 0
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
@@ -935,4 +922,38 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 		}
 	}
 	return nil
+}
+
+// piagentForExtension finds the piagent the extension will run
+// (PIAGENT_BIN, else piagent on PATH) and what is wrong with it: setup and
+// setup --check report the same problems.
+func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
+	if v := strings.TrimSpace(a.env.Getenv("PIAGENT_BIN")); v != "" {
+		if bin := a.resolveProgram(v); bin != "" {
+			tool = &toolJSON{Path: bin, Via: "PIAGENT_BIN"}
+		} else {
+			probs = append(probs, setup.Problem{Code: "piagent-missing",
+				Reason: fmt.Sprintf("PIAGENT_BIN names %s, which is not an executable; the extension blocks every tool call without it", v),
+				Fix:    "point PIAGENT_BIN at the piagent binary, or unset it to use piagent on PATH"})
+		}
+	} else if bin := lookPath("piagent", a.env.Getenv("PATH")); bin != "" {
+		tool = &toolJSON{Path: bin, Via: "PATH"}
+	} else {
+		probs = append(probs, setup.Problem{Code: "piagent-missing",
+			Reason: "piagent is not on PATH; the extension runs it and blocks every tool call without it",
+			Fix:    "add the folder go install wrote to PATH (export PATH=\"$(go env GOPATH)/bin:$PATH\"), or set PIAGENT_BIN"})
+	}
+	if tool != nil {
+		if o, err := a.output(tool.Path, "version"); err == nil {
+			if f := strings.Fields(o); len(f) >= 2 {
+				tool.Version = f[1]
+			}
+		}
+		if tool.Version != Version {
+			probs = append(probs, setup.Problem{Code: "piagent-version",
+				Reason: fmt.Sprintf("the extension will run %s, version %s; this extension is %s", tool.Path, orDash(tool.Version), Version),
+				Fix:    "put the matching piagent first on PATH (or set PIAGENT_BIN), then run 'piagent setup'"})
+		}
+	}
+	return tool, probs
 }
