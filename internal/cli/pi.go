@@ -106,6 +106,12 @@ func (a *app) launchPi(args []string) error {
 	if err != nil {
 		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
 	}
+	// A configuration file the adapter skips takes its servers with it:
+	// say so before Pi starts, with the file, line and column.
+	for _, sk := range g.View.Skipped {
+		where := at(display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
+		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s is skipped (%s): the servers it declares are off in this session; fix the file and start again\n", where, sk.Reason)
+	}
 	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
 		if plan.Notice != "" {
 			fmt.Fprintln(a.env.Stderr, plan.Notice)
