@@ -140,7 +140,19 @@ func (a *app) editCommand(verb string) *cobra.Command {
 			fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, g.Project)
 		}
 		if verb == "disable" && s.Repository {
-			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+			// Only a decision that exists is kept (issue 23: "its approval is
+			// kept" of a server never approved misled).
+			switch s.State {
+			case gate.PendingApproval, gate.Disabled:
+				fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
+			case gate.Rejected:
+				fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
+			default:
+				fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+			}
+		}
+		if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) {
+			fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", display(a.env.Home, project, out.File))
 		}
 		for _, n := range out.Notes {
 			fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
