@@ -42,6 +42,8 @@ export interface ModeAnswer {
   modes: string[];
   /** Whether the mode is this session's choice (made with /piagent-mode). */
   session: boolean;
+  /** Where the mode comes from: session, project, default or unreadable (piagent ≥ this release). */
+  source?: string;
 }
 
 /** The answer of `redact`. */

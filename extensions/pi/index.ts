@@ -45,6 +45,14 @@ import { sandboxedOperations } from "./sandbox.ts";
 const CARRIED_MODE = Symbol.for("piagent.session-mode");
 type Carrier = { [CARRIED_MODE]?: string };
 
+/**
+ * Inside Pi the nearer fix is the slash command: the notice's
+ * `piagent-mcp approve NAME` (and get, reject, …) become `/piagent-mcp …`.
+ */
+export function inPiWords(text: string): string {
+  return text.replace(/(^|[\s,;:(])piagent-mcp (approve|get|reject|reset|enable|disable|doctor) /g, "$1/piagent-mcp $2 ");
+}
+
 /** The adapter's approval-broker event (pi-mcp-adapter 2.36 types.ts). */
 const TOOL_APPROVAL_REQUEST_EVENT = "pi-mcp-adapter:tool-approval-request";
 
@@ -159,7 +167,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     try {
       const st = await cache.refresh(projectOf(ctx));
       // PIAGENT_NO_MCP_NOTICE=1 empties notice on the Go side.
-      if (st.notice.length > 0) tell(ctx, st.notice.join("\n"), "warning");
+      if (st.notice.length > 0) tell(ctx, inPiWords(st.notice.join("\n")), "warning");
     } catch (err) {
       helperDown(ctx, err);
     }

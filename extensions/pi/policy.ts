@@ -70,7 +70,14 @@ export interface CurrentMode {
  * names.
  */
 async function currentMode(answer: ModeAnswer, project: string): Promise<CurrentMode> {
-  if (answer.mode) {
+  const words: Record<string, string> = {
+    session: "chosen for this session",
+    project: "chosen for this project",
+    default: "the policy's default",
+    unreadable: "the mode store cannot be read: the narrowest mode",
+  };
+  if (answer.mode && answer.source && words[answer.source]) return { mode: answer.mode, source: words[answer.source]! };
+  if (answer.mode && (answer.session || answer.source === undefined)) {
     return { mode: answer.mode, source: answer.session ? "chosen for this session" : "chosen for this project" };
   }
   const run = await runPiagent(project, ["policy", "show", "--json", "--project", project]);

@@ -38,7 +38,9 @@ func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 
 func (a *app) approveCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "approve NAME",
+		Use: "approve NAME",
+		Example: `  piagent-mcp approve internal
+  piagent-mcp approve internal --yes --digest sha256:…   # only what the preview showed`,
 		Short: "Show what a repository server will run, then record your consent for this project",
 		Args:  exactArgs(1, "NAME"),
 	}
@@ -164,9 +166,10 @@ func (a *app) record(project, name string, dec *approval.Decision) error {
 
 func (a *app) rejectCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "reject NAME",
-		Short: "Record that a repository server must not run in this project",
-		Args:  exactArgs(1, "NAME"),
+		Use:     "reject NAME",
+		Example: `  piagent-mcp reject internal`,
+		Short:   "Record that a repository server must not run in this project",
+		Args:    exactArgs(1, "NAME"),
 	}
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
@@ -191,7 +194,9 @@ func (a *app) rejectCommand() *cobra.Command {
 
 func (a *app) resetCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "reset [NAME]",
+		Use: "reset [NAME]",
+		Example: `  piagent-mcp reset internal
+  piagent-mcp reset --stale`,
 		Short: "Forget this project's decisions (or one server's), or with --stale those of projects that no longer exist",
 		Args:  maxArgs(1, "one NAME"),
 	}

@@ -32,9 +32,10 @@ var editPast = map[string]string{"remove": "removed", "enable": "enabled", "disa
 
 func (a *app) editCommand(verb string) *cobra.Command {
 	c := &cobra.Command{
-		Use:   verb + " NAME",
-		Short: editShort[verb],
-		Args:  exactArgs(1, "NAME"),
+		Use:     verb + " NAME",
+		Example: `  piagent-mcp ` + verb + ` internal`,
+		Short:   editShort[verb],
+		Args:    exactArgs(1, "NAME"),
 	}
 	scope := c.Flags().String("scope", "", "the file to write: "+strings.Join(writeScopes, ", ")+" (default: where the server is defined)")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")

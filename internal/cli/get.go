@@ -207,7 +207,9 @@ func maskFragment(f any) any {
 
 func (a *app) getCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "get NAME",
+		Use: "get NAME",
+		Example: `  piagent-mcp get internal
+  piagent-mcp get internal --json`,
 		Short: "Show a server's merged definition (what will run), its state and where every part came from",
 		Args:  exactArgs(1, "NAME"),
 	}

@@ -49,7 +49,9 @@ var piPackageCommands = map[string]bool{"install": true, "remove": true, "uninst
 
 func (a *app) piCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:                "pi [PI ARGS...]",
+		Use: "pi [PI ARGS...]",
+		Example: `  piagent pi
+  piagent pi -p "summarise the open issues"`,
 		Short:              "Start Pi with only approved MCP servers visible to its adapter (--piagent-help for this help)",
 		Long:               piLong,
 		DisableFlagParsing: true,
@@ -246,7 +248,7 @@ func (a *app) findPi() (string, error) {
 			return p, nil
 		}
 	}
-	return "", usageErr(errPiNotFound,
+	return "", refused(errPiNotFound,
 		"install Pi: npm install -g @earendil-works/pi-coding-agent",
 		"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
 }

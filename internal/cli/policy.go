@@ -150,9 +150,10 @@ func (a *app) readCall(v any) error {
 
 func (a *app) policyCheck() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "check",
-		Short: `Decide a tool call read as JSON on stdin ({"toolName": …, "input": …}); exit 0 allow, 1 block, 3 confirm, 2 bad input`,
-		Args:  cobra.NoArgs,
+		Use:     "check",
+		Example: `  echo '{"toolName":"bash","input":{"command":"git push"}}' | piagent policy check`,
+		Short:   `Decide a tool call read as JSON on stdin ({"toolName": …, "input": …}); exit 0 allow, 1 block, 3 confirm, 2 bad input`,
+		Args:    cobra.NoArgs,
 	}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
@@ -198,9 +199,10 @@ func (a *app) policyCheck() *cobra.Command {
 
 func (a *app) policyRedact() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "redact",
-		Short: `Redact a tool result read as JSON on stdin ({"toolName", "input", "content"}); prints the content in the same shape`,
-		Args:  cobra.NoArgs,
+		Use:     "redact",
+		Example: `  echo '{"toolName":"read","input":{"path":".env"},"content":"TOKEN=abc"}' | piagent policy redact`,
+		Short:   `Redact a tool result read as JSON on stdin ({"toolName", "input", "content"}); prints the content in the same shape`,
+		Args:    cobra.NoArgs,
 	}
 	asJSON := c.Flags().Bool("json", false, "print the content wrapped with what was removed")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
@@ -240,7 +242,10 @@ func (a *app) policyRedact() *cobra.Command {
 
 func (a *app) policyMode() *cobra.Command {
 	c := &cobra.Command{
-		Use:       "mode [MODE]",
+		Use: "mode [MODE]",
+		Example: `  piagent policy mode
+  piagent policy mode readOnly
+  piagent policy mode --clear`,
 		Short:     "Show or choose this project's mode (" + strings.Join(policy.Modes, ", ") + "); stored under ~/.pi, never in the repository",
 		Args:      maxArgs(1, "one MODE"),
 		ValidArgs: policy.Modes,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/spf13/cobra"
 )
 
 // TestCreatedFilesRegistered runs every command that writes piagent's own
@@ -87,5 +88,43 @@ func TestBeyondLimitsBlocks(t *testing.T) {
 	out, errs, code := runCLI(t, "piagent-mcp", home, proj, "list")
 	if code != 1 || !strings.Contains(errs+out, "read by the adapter but not by piagent") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestExamples: every command that takes arguments shows an example
+// (issue 23, item 8).
+func TestExamples(t *testing.T) {
+	t.Parallel()
+	a := &app{env: Env{Home: "/h", Dir: "/p"}, name: "piagent"}
+	root := a.rootCommand()
+	var walk func(c *cobra.Command)
+	checked := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		use := c.Use
+		if _, rest, ok := strings.Cut(use, " "); ok && !c.Hidden && strings.ContainsAny(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			checked++
+			if strings.TrimSpace(c.Example) == "" {
+				t.Errorf("%s takes arguments (%s) but shows no example", c.CommandPath(), rest)
+			}
+		}
+	}
+	walk(root)
+	if checked < 12 {
+		t.Errorf("only %d commands with arguments found", checked)
+	}
+}
+
+// Pi not found needs a person (exit 1), it is not bad usage (issue 23).
+func TestPiNotFoundExit(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	var out, errb strings.Builder
+	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home,
+		Environ: []string{"HOME=" + home, "PATH=" + t.TempDir()}}
+	if code := Main("piagent", []string{"pi"}, env); code != 1 || !strings.Contains(errb.String(), "pi not found") {
+		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }

@@ -90,7 +90,8 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Reason: fmt.Sprintf("direct tools with toolPrefix \"none\" for repository server %s: a direct tool's name then carries no server, so approval cannot be checked",
 				strings.Join(names, ", ")),
 			Files: slices.Compact(files),
-			Fix:   "remove directTools or set toolPrefix to \"server\" in any one of these files",
+			Fix: fmt.Sprintf("remove directTools or set toolPrefix to \"server\" in any one of these files, or switch the server off with 'piagent-mcp disable %s' (reject does not lift this block: a rejected server's direct tools still carry no server name)",
+				strings.Join(names, " ")),
 		})
 	}
 	for _, sk := range in.View.Skipped {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 )
@@ -118,5 +119,37 @@ func TestRegistrySecretsProtected(t *testing.T) {
 	}
 	if d := s.Decide(guard.Call{ToolName: "read", Input: map[string]any{"path": filepath.Join(agent, "models.json")}}); !d.Allowed() {
 		t.Errorf("read models.json (not a secret): %+v", d)
+	}
+}
+
+// The mode answer says where the mode comes from, so /piagent-mode does not
+// call the policy's default "chosen for this project" (issue 23).
+func TestModeSource(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	src := func() string {
+		v, err := s.mode("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(map[string]any)["source"].(string)
+	}
+	if got := src(); got != "default" {
+		t.Errorf("nobody chose: %s", got)
+	}
+	g, _ := s.gate()
+	if err := policy.SetProjectMode(home, g.Project, "readOnly"); err != nil {
+		t.Fatal(err)
+	}
+	s = &Server{Home: home, Cwd: proj, Build: "test"}
+	if got := src(); got != "project" {
+		t.Errorf("the person chose: %s", got)
+	}
+	if _, err := s.mode("ship"); err != nil {
+		t.Fatal(err)
+	}
+	if got := src(); got != "session" {
+		t.Errorf("this session chose: %s", got)
 	}
 }

@@ -440,10 +440,23 @@ func (s *Server) mode(set string) (any, error) {
 		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
 	}
 	mode := snap.Facts().Mode
+	// source says where the mode comes from: "session" (/piagent-mode),
+	// "project" (the person's choice, piagent policy mode), "default" (the
+	// policy's), or "unreadable" (the mode store cannot be read: readOnly).
+	source := "project"
+	choice, cerr := policy.ProjectModeChoice(s.Home, snap.Gate().Project)
+	switch {
+	case s.sessionMode != "":
+		source = "session"
+	case cerr != nil:
+		source = "unreadable"
+	case choice == "":
+		source = "default"
+	}
 	if mode == "" {
 		mode = snap.Policy().Mode() // nobody chose: the policy's default
 	}
-	return map[string]any{"mode": mode, "modes": policy.Modes, "session": s.sessionMode != ""}, nil
+	return map[string]any{"mode": mode, "modes": policy.Modes, "session": s.sessionMode != "", "source": source}, nil
 }
 
 // redact prepares a tool result for the model. content is a string or Pi's

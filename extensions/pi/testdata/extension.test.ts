@@ -499,3 +499,9 @@ test("a decision's result is said again after the reload it causes", async () =>
     assert.ok(!again.notes.some((n) => n.includes("mcp reject")), "said once");
   });
 });
+
+test("the notice inside Pi names the slash command", async () => {
+  const { inPiWords } = await import("../index.ts");
+  assert.equal(inPiWords("fix: piagent-mcp get x, then piagent-mcp approve x"), "fix: /piagent-mcp get x, then /piagent-mcp approve x");
+  assert.equal(inPiWords("run /piagent-mcp approve x"), "run /piagent-mcp approve x", "not doubled");
+});
