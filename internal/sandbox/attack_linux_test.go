@@ -479,3 +479,24 @@ func TestNpmCIUnderSandbox(t *testing.T) {
 		t.Fatalf("npm ci under the sandbox: %v\n%s", err, out)
 	}
 }
+
+// TestAgentCannotPoisonServerCache: a server's private package cache is
+// code it runs; the agent's commands cannot write it.
+func TestAgentCannotPoisonServerCache(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	if out, err := w.runServer(t, `mkdir -p "$npm_config_cache/_npx" && echo ok > "$npm_config_cache/_npx/marker" && echo "$npm_config_cache"`); err != nil {
+		t.Fatalf("the server could not write its own cache: %v\n%s", err, out)
+	} else {
+		cache := strings.TrimSpace(lastLine(out))
+		if !strings.HasPrefix(cache, filepath.Join(w.home, ".pi", "piagent", "sandbox")) {
+			t.Fatalf("the server's cache is at %s, not in piagent's own folder", cache)
+		}
+		if out, err := w.run(t, "echo evil > '"+filepath.Join(cache, "_npx", "marker")+"'"); err == nil {
+			t.Fatalf("the agent wrote the server's cache: %s", out)
+		}
+		if data, _ := os.ReadFile(filepath.Join(cache, "_npx", "marker")); strings.TrimSpace(string(data)) != "ok" {
+			t.Fatalf("the server's cache changed: %q", data)
+		}
+	}
+}

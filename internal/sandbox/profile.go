@@ -120,7 +120,10 @@ var serverSecrets = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure
 // approval store, except what a person granted for reading; it writes no
 // registered file and reaches no Unix socket.
 func Server(in Input, name string, readGrants, writeGrants []string) Profile {
-	private := PrivateDir(in.TempDir, in.User, in.Project+"\x00server\x00"+name)
+	// Not under the temporary folder: the agent's commands may write there,
+	// and a server's package cache is code the server runs. piagent's own
+	// folder is in the registry, so no agent command writes it.
+	private := PrivateDir(filepath.Join(registry.OwnDir(in.Home), "sandbox"), in.User, in.Project+"\x00server\x00"+name)
 	var secrets []string
 	for _, rel := range serverSecrets {
 		secrets = append(secrets, filepath.Join(in.Home, rel))
