@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,7 +106,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		if !paths.Within(project, base) {
 			tree = project
 		}
-		files, ok := treeFilesAll(tree)
+		files, ok := walkFiles(tree, maxPinnedTree)
 		found = append(found, files...)
 		if !ok {
 			found = append(found, filepath.Join(tree, treeTooLarge))
@@ -143,23 +142,11 @@ const treeTooLarge = ".piagent-tree-too-large"
 // maxTreeFiles bounds what one folder named by a code-loading variable pins.
 const maxTreeFiles = 2000
 
-// treeFiles lists the regular files beneath dir, bounded, skipping nothing:
-// a folder on PYTHONPATH or NODE_PATH is code the server loads.
+// treeFiles lists the regular files beneath dir, bounded: a folder on
+// PYTHONPATH or NODE_PATH is code the server loads.
 func (in *Input) treeFiles(dir string) []string {
-	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if len(out) >= maxTreeFiles {
-			return filepath.SkipAll
-		}
-		if d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
+	files, _ := walkFiles(dir, maxTreeFiles)
+	return files
 }
 
 // CodePaths returns the files and the folders a code-loading environment

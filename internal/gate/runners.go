@@ -10,6 +10,7 @@ import (
 
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // A definition runs code from the working tree in more ways than naming a
@@ -203,7 +204,7 @@ func (in *Input) namedFiles(text, base string) []string {
 			p = filepath.Join(base, p)
 		}
 		p = filepath.Clean(p)
-		if p == in.View.Cwd || !within(in.View.Cwd, p) {
+		if p == in.View.Cwd || !paths.Within(in.View.Cwd, p) {
 			continue
 		}
 		fi, err := in.FS.Stat(p)
@@ -264,7 +265,7 @@ func (in *Input) localPackage(dir string) []string {
 	}
 	walkExports(m.Exports)
 	for _, t := range targets {
-		if p := filepath.Join(dir, filepath.FromSlash(t)); within(dir, p) && in.isFile(p) {
+		if p := filepath.Join(dir, filepath.FromSlash(t)); paths.Within(dir, p) && in.isFile(p) {
 			out = append(out, p)
 		}
 	}
@@ -276,14 +277,10 @@ func (in *Input) isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
-}
-
-// treeFilesAll lists every regular file under dir — tracked, untracked and
-// ignored alike (node_modules and .venv included: that is code the server
-// runs) — except the project's .git folder; ok is false past maxPinnedTree.
-func treeFilesAll(dir string) (files []string, ok bool) {
+// walkFiles lists every regular file under dir — tracked, untracked and
+// ignored alike (node_modules and .venv included: that is code a server
+// runs) — except a .git folder; ok is false past limit files.
+func walkFiles(dir string, limit int) (files []string, ok bool) {
 	ok = true
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -293,7 +290,7 @@ func treeFilesAll(dir string) (files []string, ok bool) {
 			return filepath.SkipDir
 		}
 		if d.Type().IsRegular() {
-			if len(files) >= maxPinnedTree {
+			if len(files) >= limit {
 				ok = false
 				return filepath.SkipAll
 			}

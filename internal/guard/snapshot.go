@@ -23,6 +23,9 @@ type Options struct {
 	// registry (package registry) of everything that decides what runs.
 	Protected []string
 	Binaries  []string
+	// Registry, when set, is g.Registry(Binaries, Protected) already
+	// computed by the caller.
+	Registry []registry.Entry
 	// Resolve returns the real path of p (symlinks followed) when it exists;
 	// nil leaves paths as written. It is the one piece of IO Decide may use,
 	// supplied by the caller.
@@ -82,7 +85,11 @@ func NewSnapshot(g *gate.Gate, o Options) *Snapshot {
 			s.script = srv
 		}
 	}
-	s.reg = registry.NewSet(g.Registry(o.Binaries, o.Protected))
+	reg := o.Registry
+	if reg == nil {
+		reg = g.Registry(o.Binaries, o.Protected)
+	}
+	s.reg = registry.NewSet(reg)
 	return s
 }
 

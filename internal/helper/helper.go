@@ -316,7 +316,8 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 	// wherever the agent dir is, the approval store) are protected paths
 	// whatever the policy files say.
 	var secretFiles, secretDirs []string
-	for _, e := range g.Registry(s.Binaries, s.Protected) {
+	reg := g.Registry(s.Binaries, s.Protected)
+	for _, e := range reg {
 		switch {
 		case !e.Secret:
 		case e.Dir:
@@ -341,6 +342,7 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		AdapterPath: s.getenv("PIAGENT_ADAPTER_PATH"),
 		Protected:   s.Protected,
 		Binaries:    s.Binaries,
+		Registry:    reg,
 		Resolve:     resolve,
 		Policy:      pol,
 		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob,

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // Owner is who a registered path belongs to.
@@ -255,7 +257,7 @@ func (s *Set) Match(p string) (string, bool) {
 		return f, true
 	}
 	for _, d := range s.dirs {
-		if within(d, p) || within(strings.ToLower(d), strings.ToLower(p)) {
+		if paths.Within(d, p) || paths.Within(strings.ToLower(d), strings.ToLower(p)) {
 			return d, true
 		}
 	}
@@ -266,20 +268,9 @@ func (s *Set) Match(p string) (string, bool) {
 // it): renaming, removing or replacing p changes that entry.
 func (s *Set) Holds(p string) (string, bool) {
 	for _, e := range s.entries {
-		if e.Path != p && within(p, e.Path) {
+		if e.Path != p && paths.Within(p, e.Path) {
 			return e.Path, true
 		}
 	}
 	return "", false
-}
-
-// within reports whether p is root or lies beneath it; both clean.
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if root == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return len(p) > len(root) && p[len(root)] == filepath.Separator && p[:len(root)] == root
 }

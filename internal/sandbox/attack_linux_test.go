@@ -5,6 +5,7 @@ package sandbox_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 )
 
@@ -499,4 +501,60 @@ func TestAgentCannotPoisonServerCache(t *testing.T) {
 			t.Fatalf("the server's cache changed: %q", data)
 		}
 	}
+}
+
+// TestRegistryWritesUnderSandbox: the registry, entry by entry, under the
+// real sandbox rather than the command reader: a write to each registered
+// file (a new file in each registered folder) fails, and nothing changes.
+func TestRegistryWritesUnderSandbox(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	// The profile names what it cannot keep: registered files that do not
+	// exist yet inside a writable folder. Each must be an MCP file, whose
+	// servers the gate treats as unapproved whoever writes them.
+	st := exec.Command(piagentBin, "sandbox", "status", "--json")
+	st.Dir, st.Env = w.proj, w.env
+	raw, err := st.Output()
+	must(t, err)
+	var status struct {
+		Profile sandbox.Profile `json:"profile"`
+	}
+	must(t, json.Unmarshal(raw, &status))
+	unprotected := map[string]bool{}
+	for _, p := range status.Profile.Unprotected {
+		unprotected[p] = true
+	}
+	before := w.snapshot(t)
+	var script strings.Builder
+	n := 0
+	for _, e := range w.gate(t).Registry(nil, nil) {
+		if unprotected[e.Path] {
+			if e.Owner != registry.MCP {
+				t.Errorf("%s (%s) is not protected by the sandbox", e.Path, e.Owner)
+			}
+			continue
+		}
+		target := e.Path
+		if e.Dir {
+			target = filepath.Join(e.Path, "planted")
+		}
+		n++
+		fmt.Fprintf(&script, "if (printf x > %q) 2>/dev/null; then echo \"WROTE %s\"; fi\n", target, target)
+	}
+	out, _ := w.run(t, script.String())
+	if strings.Contains(out, "WROTE") {
+		t.Errorf("writes the sandbox let through:\n%s", out)
+	}
+	after := w.snapshot(t)
+	for p, h := range before {
+		if after[p] != h {
+			t.Errorf("%s changed", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok && !unprotected[p] {
+			t.Errorf("%s appeared", p)
+		}
+	}
+	t.Logf("%d registry entries written to under the sandbox: all refused (%d missing MCP files the profile lists as unprotected, gated as unapproved)", n, len(unprotected))
 }

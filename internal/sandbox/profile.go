@@ -18,8 +18,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -130,7 +132,7 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	}
 	p := derive(in, "server", append([]string{in.Project, "/dev/shm"}, writeGrants...), private, true, secrets)
 	for _, g := range readGrants {
-		keep := func(x string) bool { return within(filepath.Clean(g), x) }
+		keep := func(x string) bool { return paths.Within(filepath.Clean(g), x) }
 		p.Hidden = slices.DeleteFunc(p.Hidden, keep)
 		p.HiddenDirs = slices.DeleteFunc(p.HiddenDirs, keep)
 		p.Denied = slices.DeleteFunc(p.Denied, keep)
@@ -200,7 +202,7 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 		// folder is a writable root or the project itself (the command's
 		// own workspace).
 		anc := nearestExisting(filepath.Dir(e.Path))
-		if anc == "" || slices.Contains(p.Writable, anc) || anc == in.Project || !within(root, anc) {
+		if anc == "" || slices.Contains(p.Writable, anc) || anc == in.Project || !paths.Within(root, anc) {
 			p.Unprotected = append(p.Unprotected, e.Path)
 			continue
 		}
@@ -355,7 +357,7 @@ func compact(ps []string) []string {
 func rootOf(roots []string, p string) (string, bool) {
 	best := ""
 	for _, r := range roots {
-		if within(r, p) && len(r) > len(best) {
+		if paths.Within(r, p) && len(r) > len(best) {
 			best = r
 		}
 	}
@@ -370,7 +372,7 @@ func inAny(roots []string, p string) bool {
 // between lists the folders strictly between root and p.
 func between(root, p string) []string {
 	var out []string
-	for d := filepath.Dir(p); d != root && within(root, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
+	for d := filepath.Dir(p); d != root && paths.Within(root, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
 		out = append(out, d)
 	}
 	return out
@@ -387,24 +389,4 @@ func nearestExisting(p string) string {
 	}
 }
 
-func within(root, p string) bool {
-	if p == root || root == "/" {
-		return true
-	}
-	return strings.HasPrefix(p, root+"/")
-}
-
-func strconvUID() string {
-	uid := os.Getuid()
-	if uid < 0 {
-		return "0"
-	}
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + uid%10)}, b...)
-		uid /= 10
-		if uid == 0 {
-			return string(b)
-		}
-	}
-}
+func strconvUID() string { return strconv.Itoa(max(os.Getuid(), 0)) }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -83,7 +84,7 @@ func TestAgentProfile(t *testing.T) {
 		t.Error("Unix sockets allowed")
 	}
 	for _, d := range p.Dirs() {
-		if !within(PrivateDir(in.TempDir, "", proj), d) {
+		if !paths.Within(PrivateDir(in.TempDir, "", proj), d) {
 			t.Errorf("private folder %s is outside the project's private folder", d)
 		}
 	}

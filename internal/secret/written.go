@@ -1,6 +1,9 @@
 package secret
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // codeLoading are environment variables that make the process they are set
 // for load or run code other than its command: a person approving a
@@ -48,7 +51,7 @@ func MaskWritten(entry map[string]any) (out map[string]any, secrets []string) {
 		case []any:
 			c := make([]any, len(x))
 			for i, vv := range x {
-				c[i] = walk(path+"["+itoa(i)+"]", vv)
+				c[i] = walk(path+"["+strconv.Itoa(i)+"]", vv)
 			}
 			return c
 		case string:
@@ -88,15 +91,4 @@ func ShowCodeLoading(masked, written map[string]any) {
 			}
 		}
 	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
