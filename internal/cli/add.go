@@ -73,16 +73,18 @@ func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra
 // editFile runs one locked, atomic edit of a layer file and turns the
 // editor's refusals into ours.
 func (a *app) editFile(g *gate.Gate, path string, repository bool, dryRun bool, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
+	return a.editFileOpts(g, path, repository, mcpedit.Options{DryRun: dryRun}, edit)
+}
+
+// editFileOpts is editFile with the caller's options (DryRun,
+// RemoveIfEmpty); the modes, lock and containment are set here.
+func (a *app) editFileOpts(g *gate.Gate, path string, repository bool, o mcpedit.Options, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
 	if kind, ok := foreignFile(g, path); ok {
 		return mcpedit.Result{}, refused(fmt.Errorf("%s is the %s import's file, which belongs to another tool; piagent never rewrites another tool's configuration", path, kind),
 			"choose another --scope")
 	}
-	o := mcpedit.Options{
-		Mode:     0o600,
-		DirMode:  0o700,
-		LockPath: filepath.Join(registry.LocksDir(a.env.Home), lockName(path)),
-		DryRun:   dryRun,
-	}
+	o.Mode, o.DirMode = 0o600, 0o700
+	o.LockPath = filepath.Join(registry.LocksDir(a.env.Home), lockName(path))
 	if repository {
 		o.Mode, o.DirMode, o.Within = 0o644, 0o755, g.View.Cwd
 	}
@@ -129,6 +131,7 @@ type writeResultJSON struct {
 	DryRun          bool               `json:"dryRun"`
 	Approved        []string           `json:"approved"`
 	DecisionDropped bool               `json:"decisionDropped"`
+	FileRemoved     bool               `json:"fileRemoved,omitempty"` // enable left the file empty and removed it
 	Servers         []presetServerJSON `json:"servers,omitempty"`
 	Needs           []needJSON         `json:"needs"`
 	Notes           []string           `json:"notes"`

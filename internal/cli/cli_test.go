@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -169,5 +172,36 @@ func TestDoctorDocker(t *testing.T) {
 	out, _, _ := runCLI(t, "piagent-mcp", home, proj, "doctor", "--json")
 	if calls != 1 || !strings.Contains(out, `"checked": true`) || !strings.Contains(out, `"running": false`) || !strings.Contains(out, `"gh"`) {
 		t.Fatalf("doctor with a Docker server: %d calls\n%s", calls, out)
+	}
+}
+
+// A write the file system refuses gets words about the file system, not the
+// command's own hints about repairing a file (issue 23, item 6).
+func TestReportFileSystemRefusals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"read-only mkdir", refused(fmt.Errorf("cannot record: %w", &fs.PathError{Op: "mkdir", Path: "/h/.pi", Err: syscall.EROFS}), "repair or move it"),
+			"hint: /h/.pi is on a read-only file system"},
+		{"read-only rename", &os.LinkError{Op: "rename", Old: "/h/.pi/.tmp1", New: "/h/.pi/x.json", Err: syscall.EROFS},
+			"hint: /h/.pi/x.json is on a read-only file system"},
+		{"permission", refused(&fs.PathError{Op: "chmod", Path: "/h/.pi/x.json", Err: syscall.EACCES}, "repair or move it"),
+			"hint: check the owner and mode of /h/.pi (ls -ld /h/.pi)"},
+	} {
+		var b strings.Builder
+		if code := report(&b, "piagent", tc.err); code != exitAttention {
+			t.Errorf("%s: exit %d, want %d", tc.name, code, exitAttention)
+		}
+		if !strings.Contains(b.String(), tc.want) || strings.Contains(b.String(), "repair or move") {
+			t.Errorf("%s: report printed\n%s\nwant %q and no 'repair or move'", tc.name, b.String(), tc.want)
+		}
+	}
+	var b strings.Builder
+	report(&b, "piagent", refused(errors.New("store unreadable"), "repair or move it"))
+	if !strings.Contains(b.String(), "hint: repair or move it") {
+		t.Errorf("other errors keep their hints; got\n%s", b.String())
 	}
 }

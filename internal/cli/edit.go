@@ -81,7 +81,10 @@ func (a *app) editCommand(verb string) *cobra.Command {
 		if verb == "enable" && !disabled && !c.Flags().Changed("scope") {
 			return a.noChange(out, target, s.Name+" is not disabled", *asJSON)
 		}
-		res, err := a.editFile(g, target, paths.Within(project, target), *dryRun, func(d *mcpedit.Doc) error {
+		// enable of a repository server takes back what disable wrote; a
+		// .pi/mcp.json left holding nothing goes with it (issue 23, item 7).
+		opts := mcpedit.Options{DryRun: *dryRun, RemoveIfEmpty: verb == "enable" && s.Repository}
+		res, err := a.editFileOpts(g, target, paths.Within(project, target), opts, func(d *mcpedit.Doc) error {
 			switch verb {
 			case "remove":
 				if !d.RemoveServer(s.Name) {
@@ -104,7 +107,7 @@ func (a *app) editCommand(verb string) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		out.File, out.Changed = res.Path, res.Changed
+		out.File, out.Changed, out.FileRemoved = res.Path, res.Changed, res.Removed
 		if !res.Changed {
 			return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), *asJSON)
 		}
@@ -137,6 +140,9 @@ func (a *app) editCommand(verb string) *cobra.Command {
 		w := a.env.Stdout
 		fmt.Fprintf(w, "%s %s (scope %s)\n", editPast[verb], s.Name, out.Scope)
 		fmt.Fprintf(w, "file: %s\n", out.File)
+		if res.Removed {
+			fmt.Fprintf(w, "removed %s: nothing was left in it\n", display(a.env.Home, project, out.File))
+		}
 		if out.DecisionDropped {
 			fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, g.Project)
 		}
@@ -152,7 +158,7 @@ func (a *app) editCommand(verb string) *cobra.Command {
 				fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
 			}
 		}
-		if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) {
+		if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) && !res.Removed {
 			fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", display(a.env.Home, project, out.File))
 		}
 		for _, n := range out.Notes {

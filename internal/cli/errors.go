@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Exit statuses shared by every command.
@@ -64,6 +68,11 @@ func report(w io.Writer, name string, err error) int {
 	if quiet {
 		return code
 	}
+	if fh := fsHints(err); fh != nil {
+		// The file system refused, whatever the command meant to do: the
+		// command's own hints (repair the file, say) would mislead.
+		hints = fh
+	}
 	fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
 	for _, h := range hints {
 		for _, line := range strings.Split(h, "\n") {
@@ -75,4 +84,33 @@ func report(w io.Writer, name string, err error) int {
 
 func oneLine(s string) string {
 	return strings.TrimRight(s, "\n")
+}
+
+// fsHints explains a write the file system refused: a read-only mount or a
+// file this user may not write. nil for any other error.
+func fsHints(err error) []string {
+	path := ""
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		path = pe.Path
+	case errors.As(err, &le):
+		path = le.New
+	default:
+		return nil
+	}
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return []string{
+			path + " is on a read-only file system: nothing was changed, and no file needs repair",
+			"piagent writes its state under ~/.pi and the configuration files it edits; run it where those are writable",
+		}
+	case errors.Is(err, fs.ErrPermission):
+		return []string{
+			"this user may not write " + path + ": nothing was changed",
+			"check the owner and mode of " + filepath.Dir(path) + " (ls -ld " + filepath.Dir(path) + ")",
+		}
+	}
+	return nil
 }

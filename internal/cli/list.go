@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -31,6 +33,9 @@ type serverJSON struct {
 	Digest               string           `json:"digest,omitempty"`
 	MissingEnv           []string         `json:"missingEnv,omitempty"`
 	MissingCommand       string           `json:"missingCommand,omitempty"`
+	// Hints name what a ready server still needs that piagent can look
+	// for but that does not change its state (a browser, say).
+	Hints []string `json:"hints,omitempty"`
 }
 
 type listJSON struct {
@@ -50,7 +55,51 @@ func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
 		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
 		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
 		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
+		Hints: a.hints(s),
 	}
+}
+
+// hints are what a ready server runs that needs a program piagent can look
+// for: a browser for chrome-devtools-mcp and @playwright/mcp, wherever the
+// entry came from.
+func (a *app) hints(s *gate.Server) []string {
+	if s.State != gate.Ready {
+		return nil
+	}
+	var out []string
+	for _, n := range preset.NeedsOf(s.Config.Entry) {
+		if n.Kind == preset.NeedChrome && !a.browserFound() {
+			out = append(out, "needs "+n.Text+"; no Chrome or Chromium found on PATH or in the usual places")
+		}
+	}
+	return out
+}
+
+// browserFound reports whether a Chrome or Chromium is installed where the
+// browser servers look: on PATH, in the usual application folders, or in
+// Playwright's own download cache.
+func (a *app) browserFound() bool {
+	for _, name := range []string{"google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome"} {
+		if lookPath(name, a.env.Getenv("PATH")) != "" {
+			return true
+		}
+	}
+	fixed := []string{
+		"/opt/google/chrome/chrome",
+		"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+		"/Applications/Chromium.app/Contents/MacOS/Chromium",
+	}
+	for _, p := range fixed {
+		if isExecutable(p) {
+			return true
+		}
+	}
+	for _, cache := range []string{".cache/ms-playwright", "Library/Caches/ms-playwright"} {
+		if m, _ := filepath.Glob(filepath.Join(a.env.Home, cache, "chromium-*")); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *app) listData(g *gate.Gate) listJSON {
@@ -131,6 +180,11 @@ func (a *app) printTable(g *gate.Gate) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src)
 	}
 	tw.Flush()
+	for i := range g.Servers {
+		for _, h := range a.hints(&g.Servers[i]) {
+			fmt.Fprintf(a.env.Stderr, "%s: hint: %s %s\n", a.name, g.Servers[i].Name, h)
+		}
+	}
 }
 
 func clip(s string, n int) string {

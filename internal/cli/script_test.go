@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -37,6 +40,21 @@ func TestScripts(t *testing.T) {
 			e.Setenv("PIAGENT_NO_MCP_NOTICE", "")
 			return nil
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "rohome" {
+				return canMountReadOnly(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		RequireExplicitExec: false,
 	})
 }
+
+var roOnce = sync.OnceValue(func() bool {
+	// A private mount namespace where a bind mount can be made read-only:
+	// root, or a kernel that allows it (CI runs as root).
+	err := exec.Command("unshare", "-m", "sh", "-c", "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp").Run()
+	return err == nil
+})
+
+func canMountReadOnly() bool { return roOnce() }

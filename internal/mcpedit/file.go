@@ -43,6 +43,9 @@ type Options struct {
 	Within string
 	// DryRun computes the result and writes nothing, taking no lock.
 	DryRun bool
+	// RemoveIfEmpty deletes the file instead of writing it when the edit
+	// leaves nothing in it: no server, no setting, no comment.
+	RemoveIfEmpty bool
 }
 
 // Result is what an Update did, or would do.
@@ -52,6 +55,7 @@ type Result struct {
 	Before  []byte
 	After   []byte
 	Changed bool
+	Removed bool // RemoveIfEmpty applied: the file is gone (or would be)
 }
 
 // Update applies edit to the file at path and, when the text changed,
@@ -107,6 +111,16 @@ func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
 	}
 	if _, _, err := jsonc.Parse(bytes.Clone(res.After)); err != nil {
 		return res, fmt.Errorf("%s: %w: %v", target, ErrBroken, err)
+	}
+	if o.RemoveIfEmpty && existed && holdsNothing(res.After) {
+		res.Removed = true
+		if o.DryRun {
+			return res, nil
+		}
+		if err := os.Remove(target); err != nil {
+			return res, fmt.Errorf("remove %s, which the edit left empty: %w", target, err)
+		}
+		return res, nil
 	}
 	if o.DryRun {
 		return res, nil
@@ -237,4 +251,18 @@ func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		f.Close()
 	}
 	return nil
+}
+
+// holdsNothing reports whether a file's text is an empty object or one whose
+// only member is an empty mcpServers, with no comment anywhere.
+func holdsNothing(data []byte) bool {
+	var b []byte
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b) == "{}" || string(b) == `{"mcpServers":{}}`
 }

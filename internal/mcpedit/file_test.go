@@ -201,3 +201,39 @@ func TestUpdateConcurrent(t *testing.T) {
 		t.Errorf("%d servers survived, want %d:\n%s", got, n, data)
 	}
 }
+
+func TestRemoveIfEmpty(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, text string
+		removed    bool
+	}{
+		{"only the server", `{"mcpServers": {"a": {"disabled": true}}}`, true},
+		{"another server", `{"mcpServers": {"a": {"disabled": true}, "b": {"url": "https://b"}}}`, false},
+		{"a setting", `{"mcpServers": {"a": {"disabled": true}}, "settings": {}}`, false},
+		{"a comment", "// mine\n{\"mcpServers\": {\"a\": {\"disabled\": true}}}", false},
+		{"a trailing comma", `{"mcpServers": {"a": {"disabled": true}},}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "mcp.json")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, dry := range []bool{true, false} {
+				res, err := Update(path, Options{RemoveIfEmpty: true, DryRun: dry}, func(d *Doc) error {
+					_, err := d.ClearDisabled("a")
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, statErr := os.Stat(path)
+				gone := errors.Is(statErr, os.ErrNotExist)
+				if res.Removed != tc.removed || gone != (tc.removed && !dry) {
+					t.Errorf("dry %v: Removed %v, file gone %v; want removed %v", dry, res.Removed, gone, tc.removed)
+				}
+			}
+		})
+	}
+}

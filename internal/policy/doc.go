@@ -83,7 +83,7 @@
 //
 // readOnly < memory < docsWrite < sourceWrite < ship. read, grep, find, ls,
 // the MCP proxy's search/describe and piagent's status and search tools read;
-// piagent_memory_note and piagent's record tools write memory; write and edit
+// a tool given only the memory capability writes memory; write and edit
 // of docs/, doc/, plans/, reports/ at the project root or of a .md, .mdx,
 // .markdown, .rst, .txt or .adoc file inside the project are docs writes;
 // other writes, unknown tools, MCP tool calls and shell commands that are not

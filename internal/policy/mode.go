@@ -36,21 +36,6 @@ func (i intent) String() string {
 	return [...]string{"read", "memory write", "docs write", "source write", "ship"}[i]
 }
 
-// piagentIntents are the intents of piagent's own tools; the ones not listed
-// only read.
-var piagentIntents = map[string]intent{
-	"piagent_memory_note":                 intentMemory,
-	"piagent_memory_citation_record":      intentMemory,
-	"piagent_context_index_record":        intentMemory,
-	"piagent_context_record":              intentMemory,
-	"piagent_verify_record":               intentMemory,
-	"piagent_trace_record":                intentMemory,
-	"piagent_task_start":                  intentMemory,
-	"piagent_profile_tech_context_record": intentMemory,
-	"piagent_profile_apply":               intentSource,
-	"piagent_profile_tech_apply":          intentSource,
-}
-
 // toolIntent classifies a call that is not bash (bash is classified from its
 // shell analysis).
 func (p *Policy) toolIntent(call Call, f *Facts, target func() []string) intent {
@@ -80,10 +65,7 @@ func (p *Policy) toolIntent(call Call, f *Facts, target func() []string) intent 
 		return intentRead
 	}
 	if p.builtinTools[call.ToolName] {
-		if in, ok := piagentIntents[call.ToolName]; ok {
-			return in
-		}
-		return intentRead
+		return intentRead // piagent's own tools only ask the policy
 	}
 	if caps, ok := p.capabilities[call.ToolName]; ok && len(caps) > 0 {
 		in := intentRead

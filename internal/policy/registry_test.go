@@ -1,6 +1,10 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +60,7 @@ func TestRegistry(t *testing.T) {
 		{"enforce blocks mcp", enforce, "", call("mcp", "tool", "x"), got{ActionBlock, CodeUnregistered, ""}, "mcpCapabilities does not change that"},
 		{"enforce blocks mcp namespace proxy", enforce, "", call("mcp__github", "tool", "x"), got{ActionBlock, CodeUnregistered, ""}, "mcpCapabilities"},
 		{"enforce allows builtin", enforce, "", call("read", "path", "a.go"), got{ActionAllow, CodeAllowed, ""}, ""},
-		{"enforce allows our tool", enforce, "", call("piagent_context"), got{ActionAllow, CodeAllowed, ""}, ""},
+		{"enforce allows our tool", enforce, "", call("piagent_tool_policy_check"), got{ActionAllow, CodeAllowed, ""}, ""},
 		{"enforce blocks piagent_ impostor", enforce, "", call("piagent_context_dump"), got{ActionBlock, CodeUnregistered, ""}, "no privilege"},
 		{"user cannot register piagent_ names", reserved, "", call("piagent_evil"), got{ActionBlock, CodeUnregistered, ""}, ""},
 		{"enforce allows registered", registered, "", call("context7_query"), got{ActionAllow, CodeAllowed, ""}, ""},
@@ -129,7 +133,7 @@ func TestSearchChannels(t *testing.T) {
 
 func TestModes(t *testing.T) {
 	t.Parallel()
-	p := mustMerge(t, "", "")
+	p := mustMerge(t, `{"version": 1, "toolCapabilities": {"memory_note": ["memory"], "memory_search": ["filesystem-readonly"]}}`, "")
 	capped := mustMerge(t, "", `{"version": 1, "mode": "docsWrite"}`)
 	tests := []struct {
 		name string
@@ -141,11 +145,11 @@ func TestModes(t *testing.T) {
 		{"readOnly read", p, ModeReadOnly, call("read", "path", "a.go"), got{ActionAllow, CodeAllowed, ""}},
 		{"readOnly grep", p, ModeReadOnly, call("grep", "pattern", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"readOnly write blocked", p, ModeReadOnly, call("write", "path", "a.go", "content", "x"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
-		{"readOnly memory note blocked", p, ModeReadOnly, call("piagent_memory_note", "note", "x"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
-		{"readOnly memory search ok", p, ModeReadOnly, call("piagent_memory_search", "query", "x"), got{ActionAllow, CodeAllowed, ""}},
+		{"readOnly memory note blocked", p, ModeReadOnly, call("memory_note", "note", "x"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
+		{"readOnly memory search ok", p, ModeReadOnly, call("memory_search", "query", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"readOnly mcp search ok", p, ModeReadOnly, call("mcp", "search", "github"), got{ActionWarn, CodeUnregistered, ""}},
 		{"readOnly mcp call blocked", p, ModeReadOnly, call("mcp", "tool", "create_issue"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
-		{"memory memory note ok", p, ModeMemory, call("piagent_memory_note", "note", "x"), got{ActionAllow, CodeAllowed, ""}},
+		{"memory memory note ok", p, ModeMemory, call("memory_note", "note", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"memory docs write blocked", p, ModeMemory, call("write", "path", "docs/a.md", "content", "x"), got{ActionBlock, CodeModeDenied, ModeMemory}},
 		{"docsWrite docs ok", p, ModeDocsWrite, call("write", "path", "docs/guide/a.txt", "content", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"docsWrite md anywhere in project", p, ModeDocsWrite, call("edit", "path", "src/README.md", "edits", []any{}), got{ActionAllow, CodeAllowed, ""}},
@@ -182,5 +186,29 @@ func TestModes(t *testing.T) {
 	d = capped.Decide(call("write", "path", "a.go", "content", "x"), testFacts())
 	if !strings.Contains(d.Reason, ".pi/piagent-policy.json") {
 		t.Errorf("capped reason %q does not name the project file", d.Reason)
+	}
+}
+
+// The base policy's piagent_ tools are exactly the ones the extension
+// registers, so policy show lists no tool this build does not have.
+func TestOwnToolsAreTheExtensions(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join("..", "..", "extensions", "pi", "policy.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var registered []string
+	for _, m := range regexp.MustCompile(`export const [A-Z_]+ = "(piagent_[a-z_]+)"`).FindAllSubmatch(src, -1) {
+		registered = append(registered, string(m[1]))
+	}
+	p := mustMerge(t, "", "")
+	var own []string
+	for name := range p.builtinTools {
+		own = append(own, name)
+	}
+	slices.Sort(registered)
+	slices.Sort(own)
+	if len(registered) == 0 || !slices.Equal(registered, own) {
+		t.Errorf("base policy's own tools %v, extension registers %v", own, registered)
 	}
 }

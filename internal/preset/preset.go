@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -265,4 +266,49 @@ func OptionalVars(id string) []string {
 		}
 	}
 	return out
+}
+
+// NeedsOf returns what a server started through npx needs when it runs a
+// package some baseline runs, whatever version or flags it was given: a
+// hand-written chrome-devtools-mcp entry needs Chrome as much as the
+// preset's does.
+func NeedsOf(entry map[string]any) []Need {
+	pkg := npxPackage(entry)
+	if pkg == "" {
+		return nil
+	}
+	f := load()
+	ids := make([]string, 0, len(f.Servers))
+	for id := range f.Servers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s, _ := Baseline(id)
+		if npxPackage(s.Entry) == pkg {
+			return s.Needs
+		}
+	}
+	return nil
+}
+
+// npxPackage is the package name (without its version) an npx entry runs,
+// or "".
+func npxPackage(entry map[string]any) string {
+	if cmd, _ := entry["command"].(string); cmd != "npx" {
+		return ""
+	}
+	args, _ := entry["args"].([]any)
+	for _, a := range args {
+		s, _ := a.(string)
+		if s == "" || s[0] == '-' {
+			continue
+		}
+		// @scope/name@version or name@version
+		if at := strings.LastIndexByte(s, '@'); at > 0 {
+			s = s[:at]
+		}
+		return s
+	}
+	return ""
 }
