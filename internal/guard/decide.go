@@ -48,6 +48,12 @@ func (s *Snapshot) mcp(c Call) Decision {
 		if owner, ok := toolname.OwnerOfNamespace(c.ToolName, s.names); ok {
 			return s.server(owner, "namespace proxy "+c.ToolName)
 		}
+		return s.builtinTool(c.ToolName)
+	case builtinResourceTools[c.ToolName]:
+		if name, _ := c.Input["server"].(string); name != "" {
+			return s.server(name, c.ToolName)
+		}
+		return s.everyServer(c.ToolName)
 	}
 	if builtins[c.ToolName] {
 		return allow
@@ -60,6 +66,48 @@ func (s *Snapshot) mcp(c Call) Decision {
 	if s.opts.AdapterPath != "" && c.SourcePath == s.opts.AdapterPath {
 		return Decision{Action: Block, Code: CodeUnknownMCP,
 			Reason: fmt.Sprintf("piagent: %s is an MCP tool whose server cannot be told from its name, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", c.ToolName)}
+	}
+	return allow
+}
+
+// builtinResourceTools are Pi's built-in MCP client's resource tools: they
+// take a server argument, and without one reach every connected server.
+var builtinResourceTools = map[string]bool{
+	"list_mcp_resources":          true,
+	"list_mcp_resource_templates": true,
+	"read_mcp_resource":           true,
+}
+
+// builtinTool decides an mcp__ name that is no adapter namespace proxy: a
+// tool of Pi's built-in MCP client (direct, or called from a codemode
+// script). Every server the name could belong to must be usable; a name
+// that belongs to no server piagent knows fails closed, since its server
+// cannot be checked.
+func (s *Snapshot) builtinTool(name string) Decision {
+	owners := toolname.OwnersOfBuiltin(name, s.names)
+	if len(owners) == 0 {
+		return Decision{Action: Block, Code: CodeUnknownMCP,
+			Reason: fmt.Sprintf("piagent: %s looks like an MCP tool of Pi's built-in client, but it names no server piagent knows, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", name)}
+	}
+	for _, o := range owners {
+		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
+			d := blockFor(srv, "tool "+name)
+			if len(owners) > 1 {
+				d.Reason += fmt.Sprintf(" (servers whose tools Pi could name %s: %s)", name, strings.Join(owners, ", "))
+			}
+			return d
+		}
+	}
+	return allow
+}
+
+// everyServer decides a call that reaches every connected server.
+func (s *Snapshot) everyServer(via string) Decision {
+	for _, o := range s.names {
+		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
+			d := blockFor(srv, via+" (it reaches every server; name an approved one with server)")
+			return d
+		}
 	}
 	return allow
 }

@@ -131,6 +131,20 @@ func TestDecideSurfaces(t *testing.T) {
 		{"native tool passes", Call{ToolName: "read", Input: map[string]any{"path": "README.md"}}, Allow, CodeOK, ""},
 		{"unmappable adapter tool", Call{ToolName: "weird", SourcePath: "/x/pi-mcp-adapter/index.ts"}, Block, CodeUnknownMCP, ""},
 		{"other extension's tool", Call{ToolName: "weird", SourcePath: "/x/other/index.ts"}, Allow, CodeOK, ""},
+		// Pi 1.6's built-in MCP client (issue 19): mcp__<server>__<tool>
+		// with everything outside [A-Za-z0-9_] made '_'.
+		{"built-in direct tool unapproved", Call{ToolName: "mcp__repo_tools__echo"}, Block, CodeServer, "repo-tools"},
+		{"built-in direct tool approved", Call{ToolName: "mcp__approved__echo"}, Allow, CodeOK, ""},
+		{"built-in tool of user's server", Call{ToolName: "mcp__mine__echo"}, Allow, CodeOK, ""},
+		{"built-in tool, dots and spaces made _", Call{ToolName: "mcp__a_b_c__echo"}, Block, CodeServer, "a.b c"},
+		{"built-in tool of a disabled server", Call{ToolName: "mcp__off__x"}, Block, CodeServer, "off"},
+		{"built-in tool, hash suffix on a long name", Call{ToolName: "mcp__repo_tools__" + strings.Repeat("x", 38) + "_0123abcd"}, Block, CodeServer, "repo-tools"},
+		{"built-in tool of no known server", Call{ToolName: "mcp__nosuch__echo"}, Block, CodeUnknownMCP, ""},
+		{"built-in tool of no known server, long and hashed", Call{ToolName: "mcp__" + strings.Repeat("z", 50) + "_0123abcd"}, Block, CodeUnknownMCP, ""},
+		{"built-in resource read, unapproved server", Call{ToolName: "read_mcp_resource", Input: map[string]any{"server": "repo-tools", "uri": "x://y"}}, Block, CodeServer, "repo-tools"},
+		{"built-in resource read, approved server", Call{ToolName: "read_mcp_resource", Input: map[string]any{"server": "approved", "uri": "x://y"}}, Allow, CodeOK, ""},
+		{"built-in resource list reaches every server", Call{ToolName: "list_mcp_resources", Input: map[string]any{}}, Block, CodeServer, ""},
+		{"built-in template list, unapproved server", Call{ToolName: "list_mcp_resource_templates", Input: map[string]any{"server": "hidden"}}, Block, CodeServer, "hidden"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -288,6 +302,21 @@ func BenchmarkDecideProxy(b *testing.B) {
 	for b.Loop() {
 		if d := s.Decide(call); d.Action != Allow {
 			b.Fatal(d)
+		}
+	}
+}
+
+// The built-in's resource lists pass when every server is usable.
+func TestBuiltinResourceListAllApproved(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{
+		"approved": {entry: url("https://a.example"), repo: true, approved: true},
+		"mine":     {entry: url("https://m.example")},
+	})
+	s := NewSnapshot(g, Options{Cache: cache(nil)})
+	for _, name := range []string{"list_mcp_resources", "list_mcp_resource_templates"} {
+		if d := s.Decide(Call{ToolName: name, Input: map[string]any{}}); d.Action != Allow {
+			t.Errorf("%s with every server usable: %+v", name, d)
 		}
 	}
 }

@@ -416,6 +416,26 @@ func TestGateSelf(t *testing.T) {
 		`sh -c 'eval "$0 approve x"' piagent-mcp`,
 		`bash -c '$0 approve x' piagent-mcp`,
 		"export P=piagent-mcp; $P approve x",
+		// Pi's own commands (issue 19): they start servers without the
+		// extension, or change what Pi loads.
+		"pi mcp list",
+		"pi mcp login repo",
+		"pi mcp add x -- npx evil",
+		"pi mcp remove x",
+		"/usr/local/bin/pi mcp list",
+		`p\i mcp list`,
+		"cd /tmp && pi mcp list",
+		"pi install -l npm:x",
+		"pi install npm:x",
+		"pi remove piagent",
+		"pi uninstall piagent",
+		"pi update",
+		"pi config",
+		"pi $(echo mcp) list",
+		"sh -c 'pi mcp list'",
+		"pi --no-extensions -e builtin:mcp -p hi",
+		"pi -ne -p hi",
+		"pi -e builtin:mcp -p hi",
 	}
 	for _, src := range blocked {
 		fs := classify(t, src, testCtx)
@@ -465,6 +485,11 @@ func TestGateSelf(t *testing.T) {
 		"p=piagent-mcp; $p list",
 		"for p in piagent-mcp; do $p doctor; done",
 		"cp notes.txt /tmp/x && /tmp/x approve",
+		"pi list",
+		"pi --version",
+		"pi -p 'say hello'",
+		"pi",
+		"echo pi mcp list",
 	}
 	for _, src := range allowed {
 		for _, f := range classify(t, src, testCtx) {

@@ -50,6 +50,12 @@ func (cl *classifier) gateSelf(c *Command) {
 		}
 		return
 	}
+	if name == "pi" && !prog.Dynamic {
+		if why := piArgs(c.Argv[1:]); why != "" {
+			cl.block(c, "gate-self", why)
+			return
+		}
+	}
 	if prog.Dynamic {
 		if why := dynamicProgramArgs(c.Argv[1:]); why != "" {
 			cl.block(c, "gate-self", "the program name is computed at run time and "+why+"; it could be piagent-mcp")
@@ -326,4 +332,43 @@ func looksRandom(s string) bool {
 		}
 	}
 	return classes >= 2 && digit > 0
+}
+
+// piCommands are Pi's own subcommands (its first argument) that start MCP
+// servers outside any session or change what Pi loads: `pi mcp list` and
+// `pi mcp login` connect every enabled server with the built-in client and
+// never load piagent's extension; install, remove, update and config change
+// the packages and extensions Pi loads (piagent's among them).
+var piCommands = map[string]string{
+	"mcp":       "Pi's `pi mcp` commands connect MCP servers directly, without piagent's extension, or change their configuration",
+	"install":   "`pi install` adds a package whose code Pi loads",
+	"remove":    "`pi remove` takes a package out of Pi, piagent's own extension included",
+	"uninstall": "`pi uninstall` takes a package out of Pi, piagent's own extension included",
+	"update":    "`pi update` replaces the packages Pi loads",
+	"config":    "`pi config` switches Pi's extensions and built-ins on and off",
+}
+
+// piArgs says why a `pi …` command line may not run from a tool call, or ""
+// when it starts an ordinary session (which loads piagent's extension).
+func piArgs(args []Word) string {
+	if len(args) == 0 {
+		return ""
+	}
+	if args[0].Dynamic {
+		return "Pi's subcommand is computed at run time; it could be `pi mcp` or `pi install`"
+	}
+	if why, ok := piCommands[args[0].Lit]; ok {
+		return why + "; run it yourself in a terminal"
+	}
+	for _, a := range args {
+		switch {
+		case a.Dynamic && strings.Contains(a.Lit, "builtin"):
+			return "a nested Pi's argument is computed at run time and could load Pi's built-in MCP client"
+		case a.Lit == "--no-extensions" || a.Lit == "-ne":
+			return "a nested Pi without extensions runs without piagent's guard"
+		case strings.Contains(a.Lit, "builtin:mcp"):
+			return "a nested Pi with `builtin:mcp` loads Pi's built-in MCP client, which starts servers without asking piagent"
+		}
+	}
+	return ""
 }

@@ -1,5 +1,7 @@
 package toolname
 
+import "strings"
+
 // Server is what the reverse lookups need to know about one configured,
 // enabled server.
 type Server struct {
@@ -136,4 +138,64 @@ func couldServe(name string, s Server) bool {
 		}
 	}
 	return false
+}
+
+// builtinMaxName is the longest tool name Pi's built-in MCP client gives
+// (the provider limit); a longer one is cut and given an 8-hex suffix.
+const builtinMaxName = 64
+
+// builtinSafe is Pi's built-in client's sanitising: every byte outside
+// [A-Za-z0-9_] becomes '_' (a multi-byte character becomes one '_' per
+// UTF-16 unit in Pi; a server name with one is matched conservatively
+// below).
+func builtinSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("__") // two UTF-16 units
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// OwnersOfBuiltin lists, in input order, every server whose tools Pi's
+// built-in MCP client could name toolName: mcp__<server>__<tool> with
+// everything outside [A-Za-z0-9_] made '_', or, when that is taken or
+// longer than 64, its first 55 characters, '_' and 8 hex digits of a hash.
+// Sanitising maps several server names to one prefix, so more than one
+// server can be listed.
+func OwnersOfBuiltin(toolName string, servers []string) []string {
+	if !strings.HasPrefix(toolName, "mcp__") {
+		return nil
+	}
+	hashed := len(toolName) == builtinMaxName && isHashSuffix(toolName[builtinMaxName-9:])
+	var out []string
+	for _, s := range servers {
+		p := builtinSafe("mcp__" + s + "__")
+		switch {
+		case len(toolName) > len(p) && strings.HasPrefix(toolName, p):
+			out = append(out, s)
+		case hashed && strings.HasPrefix(p, toolName[:builtinMaxName-9]):
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isHashSuffix(s string) bool {
+	if len(s) != 9 || s[0] != '_' {
+		return false
+	}
+	for i := 1; i < 9; i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
