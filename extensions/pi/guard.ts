@@ -59,6 +59,13 @@ export interface BrokerAnswer {
   reason: string;
 }
 
+/** The helper's answer to `host` (docs/helper-protocol.md). */
+export interface HostAnswer {
+  adapterLoads: boolean;
+  stepAside: boolean;
+  why: string;
+}
+
 export interface ServerState {
   name: string;
   state: string;
@@ -223,6 +230,11 @@ export class Guard {
     origin?: string;
   }): Promise<BrokerAnswer> {
     return this.request<BrokerAnswer>(project, "broker", params);
+  }
+
+  /** Whether this Pi session loads the adapter, or the built-in MCP client must step aside. */
+  host(project: string, argv: string[], timeoutMs = REQUEST_TIMEOUT_MS): Promise<HostAnswer> {
+    return this.request<HostAnswer>(project, "host", { argv }, timeoutMs);
   }
 
   state(project: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<GateState> {

@@ -13,6 +13,8 @@
 //   /piagent-mode  show and switch the tool-policy mode (policy.ts)
 //   piagent_tool_policy_check, piagent_exec_policy_check
 //                  the model asks the helper's `check`: the gate's own engine (policy.ts)
+//   /mcp           only when pi-mcp-adapter does not load: Pi (≥ 0.99) then leaves its
+//                  built-in MCP client out, which would start servers no one approved
 //
 // Only type imports from Pi's packages: jiti erases them, so the package has
 // no runtime dependencies.
@@ -32,7 +34,7 @@ import {
   unavailableReason,
   withheldText,
 } from "./guard.ts";
-import { HelperError } from "./helper.ts";
+import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { sandboxedOperations } from "./sandbox.ts";
 
@@ -52,6 +54,17 @@ type Carrier = { [CARRIED_MODE]?: string };
 export function inPiWords(text: string): string {
   return text.replace(/(^|[\s,;:(])piagent-mcp (approve|get|reject|reset|enable|disable|doctor) /g, "$1/piagent-mcp $2 ");
 }
+
+/** What /mcp says when piagent took the name from Pi's built-in MCP client. */
+export const STEPPED_ASIDE =
+  "piagent: Pi's built-in MCP client is kept out of this session, because it would start MCP servers that no one here approved. " +
+  "Use /piagent-mcp to see and approve servers. To use them in Pi, run 'piagent setup', which installs pi-mcp-adapter, then start Pi with 'piagent pi'.";
+
+/** What the session notice says when Pi's built-in MCP client loaded anyway. */
+export const BUILTIN_LOADED =
+  "piagent: Pi's built-in MCP client is loaded in this session (pi-mcp-adapter was expected but did not take its place, or Pi was started with builtin:mcp). " +
+  "It may already have started MCP servers that no one approved; piagent blocks calls to them, but cannot stop the processes. " +
+  "Quit and start Pi with 'piagent pi', or run 'piagent-mcp doctor' in a terminal.";
 
 /** The adapter's approval-broker event (pi-mcp-adapter 2.36 types.ts). */
 const TOOL_APPROVAL_REQUEST_EVENT = "pi-mcp-adapter:tool-approval-request";
@@ -149,6 +162,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
 
   pi.on("session_start", async (event, ctx) => {
     lastCtx = ctx;
+    if (builtinMcpLoaded()) tell(ctx, BUILTIN_LOADED, "error");
     // A mode chosen with /piagent-mode lasts for one session, reloads included.
     const carried = carrier[CARRIED_MODE];
     if (event?.reason === "reload") {
@@ -303,6 +317,35 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
 
   for (const tool of policyTools(guard, projectOf)) pi.registerTool(tool);
 
+  /** Whether Pi's built-in MCP client's /mcp is loaded in this session. */
+  function builtinMcpLoaded(): boolean {
+    try {
+      return (pi.getCommands?.() ?? []).some((c) => c.name === "mcp" && String(c.sourceInfo?.path ?? "").startsWith("builtin:"));
+    } catch {
+      return false;
+    }
+  }
+
+  // Pi's built-in MCP client (Pi ≥ 0.99) connects every enabled server of
+  // <agentDir>/mcp.json and a trusted project's .pi/mcp.json at session
+  // start, asking no one. Pi leaves a built-in out when an extension
+  // registers one of its names; its only name at load time is /mcp. The
+  // adapter registers /mcp too, so piagent takes the name only when the
+  // adapter does not load (the helper reads Pi's packages and command line);
+  // when it cannot tell, it takes it.
+  const stepAside = guard
+    .host(process.cwd(), process.argv.slice(2), START_TIMEOUT_MS)
+    .then((h) => h?.stepAside !== false, () => true)
+    .then((aside) => {
+      if (!aside) return;
+      pi.registerCommand("mcp", {
+        description: "MCP servers are managed by piagent here (Pi's built-in MCP client is kept out): see /piagent-mcp",
+        handler: async (_args: string, ctx: ExtensionCommandContext) => {
+          tell(ctx, STEPPED_ASIDE, "info");
+        },
+      });
+    });
+
   // The agent's shell runs under `piagent sandbox exec` (sandbox.ts). Pi's
   // own bash tool is rebuilt with sandboxed operations; it is loaded from
   // Pi itself at run time, so this package keeps no runtime dependency.
@@ -315,7 +358,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     }
     return guard.client.binary;
   };
-  return import("@earendil-works/pi-coding-agent").then(
+  const bash = import("@earendil-works/pi-coding-agent").then(
     (mod: { createBashTool?: (cwd: string, o: object) => any }) => {
       if (typeof mod.createBashTool !== "function") {
         // This Pi offers no way to rebuild bash: never run it unconfined.
@@ -332,4 +375,5 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     },
     () => undefined, // outside Pi (the unit tests): nothing to replace
   );
+  return Promise.all([stepAside, bash]).then(() => undefined);
 }

@@ -173,33 +173,12 @@ func orErr(err error, s string) string {
 	return s
 }
 
-// adapterLoaded reports whether this Pi session will load pi-mcp-adapter:
-// an -e argument naming it, else (unless --no-extensions) a package entry of
-// the user's settings.json.
+// adapterLoaded reports whether this Pi session will load pi-mcp-adapter.
+// A settings file that cannot be read counts as loading it: Pi then decides,
+// and an unknown --mcp-config stops it, which is closed.
 func (a *app) adapterLoaded(agentDir string, args []string) bool {
-	loads, noExt := setup.AdapterIn(args)
-	if loads || noExt {
-		return loads
-	}
-	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
-	if err != nil {
-		return false
-	}
-	entries, err := setup.ParsePackages(data)
-	if err != nil {
-		return true // Pi decides; an unknown --mcp-config then stops it: closed
-	}
-	for _, e := range entries {
-		if name, _, ok := setup.ParseNPM(e.Source); ok && name == setup.AdapterName {
-			return true
-		}
-		if setup.IsLocal(e.Source) {
-			if m, ok := readManifest(setup.ResolveLocal(e.Source, agentDir, a.env.Home)); ok && m.Name == setup.AdapterName {
-				return true
-			}
-		}
-	}
-	return false
+	loads, err := setup.AdapterLoads(agentDir, a.env.Home, args)
+	return loads || err != nil
 }
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,

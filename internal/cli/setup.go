@@ -175,20 +175,7 @@ func (a *app) probe() (*probe, error) {
 }
 
 // readManifest reads name and version from dir/package.json.
-func readManifest(dir string) (setup.Manifest, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		return setup.Manifest{}, false
-	}
-	var m struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return setup.Manifest{}, false
-	}
-	return setup.Manifest{Name: m.Name, Version: m.Version}, true
-}
+func readManifest(dir string) (setup.Manifest, bool) { return setup.ReadManifest(dir) }
 
 // findPi locates Pi and the Node that will run it, and checks both versions.
 func (p *probe) findPi(a *app) {

@@ -25,6 +25,7 @@ import (
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/setup"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -252,6 +253,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 			return nil, badParams(err)
 		}
 		return s.redact(p.ToolName, p.Input, p.Content)
+	case "host":
+		var p struct {
+			Argv []string `json:"argv"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, badParams(err)
+		}
+		return s.host(p.Argv), nil
 	case "state":
 		g, err := s.gate()
 		if err != nil {
@@ -595,4 +604,30 @@ func (s *Server) PolicySnapshot() (*policy.Policy, error) {
 		return nil, err
 	}
 	return snap.Policy(), nil
+}
+
+// HostAnswer says whether the Pi session asking loads pi-mcp-adapter, and so
+// whether the extension must take the built-in MCP client's place.
+type HostAnswer struct {
+	AdapterLoads bool `json:"adapterLoads"`
+	// StepAside: the extension registers /mcp so that Pi leaves its
+	// built-in MCP client out (Pi ≥ 0.99 replaces it by name).
+	StepAside bool   `json:"stepAside"`
+	Why       string `json:"why"`
+}
+
+// host answers from Pi's command line (argv, as Pi got it) and the agent
+// dir's packages. When the packages cannot be read, the built-in is stepped
+// aside: a clash of two /mcp commands is a nuisance, a built-in client
+// starting unapproved servers is not.
+func (s *Server) host(argv []string) HostAnswer {
+	agentDir := paths.AgentDir(s.Home, s.Cwd, s.getenv)
+	loads, err := setup.AdapterLoads(agentDir, s.Home, argv)
+	switch {
+	case err != nil:
+		return HostAnswer{StepAside: true, Why: "Pi's packages cannot be read (" + err.Error() + "), so whether pi-mcp-adapter loads is unknown"}
+	case loads:
+		return HostAnswer{AdapterLoads: true, Why: "pi-mcp-adapter loads and replaces Pi's built-in MCP client"}
+	}
+	return HostAnswer{StepAside: true, Why: "pi-mcp-adapter does not load in this session"}
 }

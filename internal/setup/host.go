@@ -2,7 +2,9 @@ package setup
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,4 +132,61 @@ func ProjectTrust(agentDir, project string) Trust {
 			return Trust{}
 		}
 	}
+}
+
+// ReadManifest reads name and version from dir/package.json.
+func ReadManifest(dir string) (Manifest, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return Manifest{}, false
+	}
+	var m struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return Manifest{}, false
+	}
+	return Manifest{Name: m.Name, Version: m.Version}, true
+}
+
+// AdapterLoads reports whether a Pi session started with args loads
+// pi-mcp-adapter: an -e argument naming it, else (unless --no-extensions)
+// a package entry in the agent dir's settings.json, from npm or a local
+// folder whose package.json names it. A settings file that cannot be read
+// or parsed is an error; each caller decides which way is closed for it.
+func AdapterLoads(agentDir, home string, args []string) (bool, error) {
+	loads, noExt := AdapterIn(args)
+	for i := 0; !loads && i+1 < len(args); i++ {
+		// an -e folder whose package.json names the adapter
+		if args[i] == "-e" || args[i] == "--extension" {
+			m, ok := ReadManifest(args[i+1])
+			loads = ok && m.Name == AdapterName
+		}
+	}
+	if loads || noExt {
+		return loads, nil
+	}
+	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	entries, err := ParsePackages(data)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if name, _, ok := ParseNPM(e.Source); ok && name == AdapterName {
+			return true, nil
+		}
+		if IsLocal(e.Source) {
+			if m, ok := ReadManifest(ResolveLocal(e.Source, agentDir, home)); ok && m.Name == AdapterName {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -157,8 +157,11 @@ func Classify(entries []Entry, w Where, manifest func(dir string) (Manifest, boo
 			}
 		} else if IsLocal(e.Source) {
 			p.Path = ResolveLocal(e.Source, w.AgentDir, w.Home)
-			if m, ok := manifest(p.Path); ok && m.Name == ExtensionName {
+			m, ok := manifest(p.Path)
+			if ok && m.Name == ExtensionName {
 				p.Kind, p.Version = KindExtension, m.Version
+			} else if ok && m.Name == AdapterName {
+				p.Kind, p.Version = KindAdapter, m.Version // a local copy of the adapter
 			} else if w.ExtensionRoot != "" && within(w.ExtensionRoot, p.Path) && p.Path != w.ExtensionRoot {
 				p.Kind, p.Version = KindExtension, filepath.Base(p.Path)
 			}

@@ -84,17 +84,28 @@ func TestHostAdapterTrustedPiMCP(t *testing.T) {
 }
 
 // Without the adapter: on Pi 1.6 plain pi's built-in client starts the
-// trusted project's server; piagent pi runs Pi with no MCP client at all,
+// trusted project's server when piagent's extension is not installed; with
+// the extension installed it steps the built-in aside, so plain pi starts
+// nothing (issue 19, item 2); piagent pi runs Pi with no MCP client at all,
 // and the notice names the fix instead of Pi's "Unknown option" error.
 func TestHostNoAdapter(t *testing.T) {
 	t.Parallel()
 	bins := Binaries(t)
 	if deps.pi == "1.6" {
 		control := piMCPWorld(t)
-		control.Install(extensionDir())
 		installedRun(t, control, bins, false)
 		if control.MarkerStarts("repo-tools") == 0 {
 			t.Fatal("positive control: plain pi 1.6 without the adapter did not start the server through its built-in client")
+		}
+		plain := piMCPWorld(t)
+		plain.Install(extensionDir())
+		r := installedRun(t, plain, bins, false)
+		requireNoStart(t, plain, "repo-tools")
+		if r.FinalText() != "hello" {
+			t.Errorf("plain pi with the extension did not run: %q\n%s", r.FinalText(), r.Stderr)
+		}
+		if strings.Contains(r.Stderr, "built-in MCP client is loaded") {
+			t.Errorf("the extension says the built-in loaded:\n%s", r.Stderr)
 		}
 	}
 	w := piMCPWorld(t)
@@ -106,6 +117,24 @@ func TestHostNoAdapter(t *testing.T) {
 	}
 	if r.FinalText() != "hello" {
 		t.Errorf("Pi did not run: %q", r.FinalText())
+	}
+}
+
+// With the extension and the adapter both installed, the extension leaves
+// /mcp to the adapter: plain pi's adapter still works as before (it starts
+// the eager server, as the adapter does without piagent's launcher), and Pi
+// reports no second /mcp.
+func TestHostAdapterKeepsMCP(t *testing.T) {
+	t.Parallel()
+	bins := Binaries(t)
+	w := piMCPWorld(t)
+	w.Install(extensionDir(), adapterDir())
+	r := installedRun(t, w, bins, false)
+	if w.MarkerStarts("repo-tools") == 0 {
+		t.Errorf("plain pi with the adapter and the extension: the adapter's eager server did not start, so the extension took /mcp from it\n%s", r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "mcp:1") || strings.Contains(r.Stderr, "built-in MCP client is loaded") {
+		t.Errorf("stderr:\n%s", r.Stderr)
 	}
 }
 
