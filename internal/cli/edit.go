@@ -77,7 +77,8 @@ func (a *app) editCommand(verb string) *cobra.Command {
 				out.Scope = scopeOfFile(s.Config, target)
 			}
 		}
-		disabled := s.Config.Entry["disabled"] == true
+		// disabled for the adapter, enabled: false for Pi's built-in client
+		disabled := s.Config.Entry["disabled"] == true || s.Config.Entry["enabled"] == false
 		if verb == "enable" && !disabled && !c.Flags().Changed("scope") {
 			return a.noChange(out, target, s.Name+" is not disabled", *asJSON)
 		}

@@ -190,6 +190,7 @@ func Fragment(cs *mcpconfig.Server) any {
 		}
 		e := maps.Clone(c.Entry)
 		delete(e, "disabled")
+		delete(e, "enabled") // Pi's built-in client's switch (issue 19)
 		if len(e) == 0 {
 			// an enable/disable override contributes nothing to consent
 			continue

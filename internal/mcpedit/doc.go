@@ -58,6 +58,7 @@ const (
 	KeyServersAlias = "mcp-servers"
 	keySettings     = "settings"
 	keyDisabled     = "disabled"
+	keyEnabled      = "enabled" // Pi's built-in MCP client's switch
 )
 
 // Doc is one config file being edited. The zero Doc is not usable; use Parse.
@@ -264,19 +265,26 @@ func (d *Doc) SetDisabled(name string, value bool) error {
 	obj := d.servers(true)
 	i := lastMember(obj, name)
 	if i < 0 {
-		return d.SetServer(name, fmt.Appendf(nil, `{%q: %t}`, keyDisabled, value))
+		return d.SetServer(name, fmt.Appendf(nil, `{%q: %t, %q: %t}`, keyDisabled, value, keyEnabled, !value))
 	}
 	entry, ok := obj.Members[i].Value.Value.(*hujson.Object)
 	if !ok {
 		return d.errAt(&obj.Members[i].Value, fmt.Sprintf("server %q is not an object", name))
 	}
-	d.removeDuplicates(entry, keyDisabled)
-	if j := lastMember(entry, keyDisabled); j >= 0 {
-		entry.Members[j].Value.Value = hujson.Bool(value)
-		return nil
-	}
 	ind := d.memberIndent(obj, d.serversIndent())
-	d.insertMember(entry, keyDisabled, hujson.Bool(value), d.memberIndent(entry, ind), ind)
+	// The adapter reads disabled, Pi's built-in client enabled: say it in
+	// both dialects.
+	for _, kv := range []struct {
+		key string
+		val bool
+	}{{keyDisabled, value}, {keyEnabled, !value}} {
+		d.removeDuplicates(entry, kv.key)
+		if j := lastMember(entry, kv.key); j >= 0 {
+			entry.Members[j].Value.Value = hujson.Bool(kv.val)
+			continue
+		}
+		d.insertMember(entry, kv.key, hujson.Bool(kv.val), d.memberIndent(entry, ind), ind)
+	}
 	return nil
 }
 
@@ -297,9 +305,11 @@ func (d *Doc) ClearDisabled(name string) (bool, error) {
 		return false, d.errAt(&obj.Members[i].Value, fmt.Sprintf("server %q is not an object", name))
 	}
 	changed := false
-	for j := lastMember(entry, keyDisabled); j >= 0; j = lastMember(entry, keyDisabled) {
-		removeMember(entry, j)
-		changed = true
+	for _, key := range []string{keyDisabled, keyEnabled} {
+		for j := lastMember(entry, key); j >= 0; j = lastMember(entry, key) {
+			removeMember(entry, j)
+			changed = true
+		}
 	}
 	if changed && len(entry.Members) == 0 && !hasComment(entry.AfterExtra) {
 		d.RemoveServer(name)

@@ -158,3 +158,43 @@ func TestHostPiMCPListRefused(t *testing.T) {
 	}
 	requireNoStart(t, w, "repo-tools")
 }
+
+// piagent-mcp disable on a pi-global server writes enabled: false beside
+// disabled: true, so Pi 1.6's built-in client (which ignores disabled) does
+// not start it either: `pi mcp list` connects it before, not after (issue
+// 19, item 5); enable takes both away and it connects again.
+func TestDisableSpeaksBuiltin(t *testing.T) {
+	t.Parallel()
+	if deps.pi != "1.6" {
+		t.Skipf("Pi %s has no built-in MCP client", deps.pi)
+	}
+	bins := Binaries(t)
+	w := NewWorld(t)
+	w.WriteMCP(filepath.Join(w.AgentDir, "mcp.json"), map[string]any{"mine": w.MarkerServer("mine")}, nil)
+	env := map[string]string{"PIAGENT_PI": PiCLI()}
+	list := func() {
+		r := w.RunProcess([]string{deps.node, PiCLI(), "mcp", "list"}, PiOptions{Mode: "print", Env: env, Timeout: 60 * time.Second})
+		if r.ExitCode != 0 && r.ExitCode != 1 {
+			t.Logf("pi mcp list: %s", r.Describe())
+		}
+	}
+	list()
+	if w.MarkerStarts("mine") == 0 {
+		t.Fatal("positive control: pi mcp list did not start the pi-global server")
+	}
+	before := w.MarkerStarts("mine")
+	if r := w.Exec(bins.PiagentMCP, "disable", "mine"); r.ExitCode != 0 {
+		t.Fatalf("disable: %s", r.Describe())
+	}
+	list()
+	if n := w.MarkerStarts("mine"); n != before {
+		t.Errorf("pi mcp list started the disabled server (%d starts, %d before)\n%s", n, before, w.Read(filepath.Join(w.AgentDir, "mcp.json")))
+	}
+	if r := w.Exec(bins.PiagentMCP, "enable", "mine"); r.ExitCode != 0 {
+		t.Fatalf("enable: %s", r.Describe())
+	}
+	list()
+	if n := w.MarkerStarts("mine"); n == before {
+		t.Errorf("after enable, pi mcp list did not start the server")
+	}
+}
