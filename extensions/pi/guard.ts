@@ -64,6 +64,8 @@ export interface HostAnswer {
   adapterLoads: boolean;
   stepAside: boolean;
   why: string;
+  /** The project's entry in Pi's trust.json (decided: there is one). */
+  trust?: { trusted: boolean; decided: boolean; from?: string; error?: string };
 }
 
 export interface ServerState {

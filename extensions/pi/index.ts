@@ -13,6 +13,7 @@
 //   /piagent-mode  show and switch the tool-policy mode (policy.ts)
 //   piagent_tool_policy_check, piagent_exec_policy_check
 //                  the model asks the helper's `check`: the gate's own engine (policy.ts)
+//   project_trust  a yes that would admit unapproved .pi/mcp.json servers is the person's, said so
 //   /mcp           only when pi-mcp-adapter does not load: Pi (≥ 0.99) then leaves its
 //                  built-in MCP client out, which would start servers no one approved
 //
@@ -24,13 +25,16 @@ import type {
   ExtensionCommandContext,
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { AFTER_RELOAD, askNo, completions, handleMcpCommand, StateCache } from "./command.ts";
+import { AFTER_RELOAD, askNo, completions, handleMcpCommand, NO, StateCache } from "./command.ts";
 import {
   blockReason,
   type ContentPart,
   describeFailure,
   fixFor,
+  type GateState,
   Guard,
+  type HostAnswer,
+  type ServerState,
   unavailableReason,
   withheldText,
 } from "./guard.ts";
@@ -65,6 +69,33 @@ export const BUILTIN_LOADED =
   "piagent: Pi's built-in MCP client is loaded in this session (pi-mcp-adapter was expected but did not take its place, or Pi was started with builtin:mcp). " +
   "It may already have started MCP servers that no one approved; piagent blocks calls to them, but cannot stop the processes. " +
   "Quit and start Pi with 'piagent pi', or run 'piagent-mcp doctor' in a terminal.";
+
+/** Answers of piagent's own trust question (the first, NO, is the default). */
+export const TRUST_SESSION = "Yes, trust it for this session";
+export const TRUST_REMEMBER = "Yes, trust it and remember";
+
+/** States in which a repository server has not been approved here. */
+const UNAPPROVED = new Set(["pending-approval", "approval-changed", "rejected"]);
+
+/** The project's .pi/mcp.json servers that no one here approved. */
+export function unapprovedPiProject(st: GateState): ServerState[] {
+  return (st?.servers ?? []).filter((s) => s.repositoryControlled && s.scope === "pi-project" && UNAPPROVED.has(s.state));
+}
+
+/** piagent's trust question, naming what a yes would admit. */
+export function trustQuestion(cwd: string, names: string): string {
+  return `Trust project folder?\n${cwd}\n\n` +
+    `piagent: its .pi/mcp.json declares MCP servers that no one on this machine approved: ${names}. ` +
+    "Trusting it lets Pi's own MCP client (pi mcp list, pi mcp login, and Pi without pi-mcp-adapter) start them without asking piagent, " +
+    "and lets Pi load the project's settings and extensions. " +
+    `Review them first: /piagent-mcp get NAME, then /piagent-mcp approve NAME (or piagent-mcp in a terminal).`;
+}
+
+/** The notice for a project already trusted that declares unapproved servers. */
+export function trustedWarning(names: string, from: string): string {
+  return `piagent: this project is trusted (Pi's trust.json, entry for ${from}), and its .pi/mcp.json declares MCP servers no one here approved: ${names}. ` +
+    "Pi's own 'pi mcp list' and 'pi mcp login' would start them without asking piagent; review them with /piagent-mcp get NAME.";
+}
 
 /** The adapter's approval-broker event (pi-mcp-adapter 2.36 types.ts). */
 const TOOL_APPROVAL_REQUEST_EVENT = "pi-mcp-adapter:tool-approval-request";
@@ -292,6 +323,48 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         return "deny";
       }
     });
+  });
+
+  // Pi asks whether to trust a project before it loads the project's
+  // settings, extensions and .pi/mcp.json. Trust is what lets Pi's own MCP
+  // client and `pi mcp list` start the project's servers, and a remembered
+  // yes outlives this session. When the project declares servers no one on
+  // this machine approved and nobody has decided its trust yet, piagent asks
+  // the question itself, naming them, with "No" first; in every other case
+  // it leaves the decision to Pi (the store's entry, or Pi's own prompt).
+  pi.on("project_trust", async (event, ctx) => {
+    const cwd = event?.cwd || process.cwd();
+    let st: GateState;
+    let host: HostAnswer;
+    try {
+      [st, host] = await Promise.all([guard.state(cwd), guard.host(cwd, process.argv.slice(2))]);
+    } catch (err) {
+      // piagent cannot tell which servers trust would admit: no.
+      try {
+        ctx.ui.notify(`piagent: this project is not trusted for this session: ${describeFailure(err)}. To fix: ${fixFor(err)}.`, "error");
+      } catch {
+        process.stderr.write(`piagent: this project is not trusted for this session: ${describeFailure(err)}\n`);
+      }
+      return { trusted: "no" };
+    }
+    const held = unapprovedPiProject(st);
+    if (held.length === 0) return { trusted: "undecided" };
+    const names = held.map((s) => s.name).join(", ");
+    if (host.trust?.decided) {
+      if (host.trust.trusted) {
+        try {
+          ctx.ui.notify(trustedWarning(names, host.trust.from ?? cwd), "warning");
+        } catch {
+          // no UI: the session notice and doctor say it too
+        }
+      }
+      return { trusted: "undecided" }; // the person's earlier decision stands
+    }
+    if (!ctx.hasUI) return { trusted: "undecided" }; // without a UI Pi does not trust
+    const picked = await ctx.ui.select(trustQuestion(cwd, names), [NO, TRUST_SESSION, TRUST_REMEMBER]);
+    if (picked === TRUST_REMEMBER) return { trusted: "yes", remember: true };
+    if (picked === TRUST_SESSION) return { trusted: "yes" };
+    return { trusted: "no" };
   });
 
   pi.registerCommand("piagent-mcp", {

@@ -614,6 +614,9 @@ type HostAnswer struct {
 	// built-in MCP client out (Pi ≥ 0.99 replaces it by name).
 	StepAside bool   `json:"stepAside"`
 	Why       string `json:"why"`
+	// Trust is the project's entry in Pi's trust.json, found as Pi finds
+	// it: the extension asks before it answers Pi's project_trust question.
+	Trust setup.Trust `json:"trust"`
 }
 
 // host answers from Pi's command line (argv, as Pi got it) and the agent
@@ -622,12 +625,13 @@ type HostAnswer struct {
 // starting unapproved servers is not.
 func (s *Server) host(argv []string) HostAnswer {
 	agentDir := paths.AgentDir(s.Home, s.Cwd, s.getenv)
+	trust := setup.ProjectTrust(agentDir, s.Cwd)
 	loads, err := setup.AdapterLoads(agentDir, s.Home, argv)
 	switch {
 	case err != nil:
-		return HostAnswer{StepAside: true, Why: "Pi's packages cannot be read (" + err.Error() + "), so whether pi-mcp-adapter loads is unknown"}
+		return HostAnswer{StepAside: true, Trust: trust, Why: "Pi's packages cannot be read (" + err.Error() + "), so whether pi-mcp-adapter loads is unknown"}
 	case loads:
-		return HostAnswer{AdapterLoads: true, Why: "pi-mcp-adapter loads and replaces Pi's built-in MCP client"}
+		return HostAnswer{AdapterLoads: true, Trust: trust, Why: "pi-mcp-adapter loads and replaces Pi's built-in MCP client"}
 	}
-	return HostAnswer{StepAside: true, Why: "pi-mcp-adapter does not load in this session"}
+	return HostAnswer{StepAside: true, Trust: trust, Why: "pi-mcp-adapter does not load in this session"}
 }

@@ -505,3 +505,70 @@ test("the notice inside Pi names the slash command", async () => {
   assert.equal(inPiWords("fix: piagent-mcp get x, then piagent-mcp approve x"), "fix: /piagent-mcp get x, then /piagent-mcp approve x");
   assert.equal(inPiWords("run /piagent-mcp approve x"), "run /piagent-mcp approve x", "not doubled");
 });
+
+test("Pi's built-in MCP client: /mcp is taken unless the adapter loads, and when the helper cannot tell", async () => {
+  const cases: [Record<string, string>, boolean][] = [
+    [{ PIAGENT_BIN: stub }, true],
+    [{ PIAGENT_BIN: stub, STUB_ADAPTER: "1" }, false],
+    [{ PIAGENT_BIN: stub, STUB_ADAPTER: "1", STUB_ERROR: "host" }, true],
+    [{ PIAGENT_BIN: join(here, "no-such-piagent") }, true],
+  ];
+  for (const [env, taken] of cases) {
+    await withEnv(env, async () => {
+      const commands = new Map<string, any>();
+      const pi = {
+        on: () => {},
+        registerCommand: (name: string, opts: any) => void commands.set(name, opts),
+        registerTool: () => {},
+        getAllTools: () => [],
+        events: { on: () => {}, emit: () => {} },
+      };
+      await piagentExtension(pi as any);
+      assert.equal(commands.has("mcp"), taken, JSON.stringify(env));
+      if (taken) {
+        const c = fakeCtx(true);
+        await commands.get("mcp").handler("", c.ctx);
+        assert.match(c.notes.join("\n"), /built-in MCP client is kept out/);
+      }
+    });
+  }
+});
+
+test("project_trust: piagent asks, No first, only when unapproved .pi/mcp.json servers meet an undecided project", async () => {
+  const ask = async (env: Record<string, string>, hasUI: boolean, pick?: (o: string[]) => string | undefined) =>
+    withEnv({ PIAGENT_BIN: stub, ...env }, async () => {
+      const { handlers } = fakePi();
+      const c = fakeCtx(hasUI);
+      c.ctx.ui.select = async (title: string, options: string[]) => (c.selects.push({ title, options }), pick?.(options));
+      const r = await handlers.get("project_trust")!({ type: "project_trust", cwd: project }, c.ctx);
+      return { r, c };
+    });
+  // undecided, a UI: piagent's own question, naming the server, No first
+  let { r, c } = await ask({}, true, (o) => o[0]);
+  assert.equal(c.selects.length, 1);
+  assert.match(c.selects[0]!.title, /no one on this machine approved: repo-tools/);
+  assert.deepEqual(c.selects[0]!.options, ["No", "Yes, trust it for this session", "Yes, trust it and remember"]);
+  assert.deepEqual(r, { trusted: "no" });
+  ({ r } = await ask({}, true, () => undefined)); // dismissed: no
+  assert.deepEqual(r, { trusted: "no" });
+  ({ r } = await ask({}, true, (o) => o[1]));
+  assert.deepEqual(r, { trusted: "yes" });
+  ({ r } = await ask({}, true, (o) => o[2]));
+  assert.deepEqual(r, { trusted: "yes", remember: true });
+  // no UI: Pi does not trust, piagent grants nothing
+  ({ r, c } = await ask({}, false));
+  assert.deepEqual(r, { trusted: "undecided" });
+  assert.equal(c.selects.length, 0);
+  // every server approved: Pi's own question
+  ({ r, c } = await ask({ STUB_APPROVED: "repo-tools" }, true, (o) => o[0]));
+  assert.deepEqual(r, { trusted: "undecided" });
+  assert.equal(c.selects.length, 0);
+  // already trusted in trust.json: the person's decision stands, with a warning
+  ({ r, c } = await ask({ STUB_TRUST: "yes" }, true));
+  assert.deepEqual(r, { trusted: "undecided" });
+  assert.match(c.notes.join("\n"), /this project is trusted .* repo-tools/);
+  // the helper cannot answer: not trusted for this session, and said
+  ({ r, c } = await ask({ STUB_ERROR: "state" }, true));
+  assert.deepEqual(r, { trusted: "no" });
+  assert.match(c.notes.join("\n"), /not trusted for this session/);
+});

@@ -13,6 +13,8 @@
 //   STUB_HANG=METHOD       never answer METHOD
 //   STUB_ERROR=METHOD      answer METHOD with an in-band error
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
+//   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
+//   STUB_TRUST=yes|no      host answers that trust.json decided the project so (unset: no entry)
 //
 // Rules: decide blocks `mcp` calls (and names containing "repo-tools_") for
 // servers not in STUB_APPROVED, and commands (bash, or any tool's `command`
@@ -117,12 +119,20 @@ const methods = {
   mode,
   redact,
   broker: (p) => (approved.has(p.serverName) ? { action: "allow", reason: "" } : { action: "deny", reason: `${p.serverName} is not approved` }),
+  host: () => ({
+    adapterLoads: process.env.STUB_ADAPTER === "1",
+    stepAside: process.env.STUB_ADAPTER !== "1",
+    why: "stub",
+    trust: process.env.STUB_TRUST
+      ? { trusted: process.env.STUB_TRUST === "yes", decided: true, from: project }
+      : { trusted: false, decided: false },
+  }),
   state: () => ({
     project,
     fullBlock: false,
     blocks: [],
     servers: [
-      { name: "repo-tools", state: approved.has("repo-tools") ? "ready" : "pending-approval", repositoryControlled: true },
+      { name: "repo-tools", state: approved.has("repo-tools") ? "ready" : "pending-approval", repositoryControlled: true, scope: "pi-project" },
       { name: "other", state: "pending-approval", repositoryControlled: true },
       { name: "mine", state: "disabled", repositoryControlled: false },
     ],
