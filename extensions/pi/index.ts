@@ -59,6 +59,25 @@ export function inPiWords(text: string): string {
   return text.replace(/(^|[\s,;:(])piagent-mcp (approve|get|reject|reset|enable|disable|doctor) /g, "$1/piagent-mcp $2 ");
 }
 
+/** Every string in a JSON value, depth first, keys in order. */
+export function collectStrings(v: unknown, out: string[]): void {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const e of v) collectStrings(e, out);
+  else if (v && typeof v === "object") for (const e of Object.values(v)) collectStrings(e, out);
+}
+
+/** v with its strings replaced, in collectStrings' order, by next. */
+export function replaceStrings(v: unknown, next: string[], at = { i: 0 }): unknown {
+  if (typeof v === "string") return next[at.i++];
+  if (Array.isArray(v)) return v.map((e) => replaceStrings(e, next, at));
+  if (v && typeof v === "object") {
+    const o: Record<string, unknown> = {};
+    for (const [k, e] of Object.entries(v)) o[k] = replaceStrings(e, next, at);
+    return o;
+  }
+  return v;
+}
+
 /** What /mcp says when piagent took the name from Pi's built-in MCP client. */
 export const STEPPED_ASIDE =
   "piagent: Pi's built-in MCP client is kept out of this session, because it would start MCP servers that no one here approved. " +
@@ -274,23 +293,43 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     lastCtx = ctx;
     if (noRedact.delete(event.toolCallId)) return undefined;
     const content = event.content as ContentPart[];
+    // Pi 1.6: a tool with an outputSchema also hands codemode scripts (and
+    // so the model) structuredContent. Its strings go to the helper as more
+    // text parts, after the content's, and come back in place.
+    const structured = (event as { structuredContent?: unknown }).structuredContent;
+    const leaves: string[] = [];
+    collectStrings(structured, leaves);
+    const parts: ContentPart[] = [...(Array.isArray(content) ? content : []), ...leaves.map((text) => ({ type: "text", text }))];
     // Parts that are not text pass through the helper unchanged: nothing to ask.
-    if (!Array.isArray(content) || !content.some((p) => p?.type === "text")) return undefined;
+    if (!parts.some((p) => p?.type === "text")) return undefined;
     try {
       const r = await guard.redact(projectOf(ctx), {
         toolName: event.toolName,
         input: event.input,
-        content,
+        content: parts,
         isError: event.isError,
       });
-      if (!r || !Array.isArray(r.content)) throw new HelperError("bad-result", "redact answered without content");
+      if (!r || !Array.isArray(r.content) || r.content.length !== parts.length) {
+        throw new HelperError("bad-result", "redact answered without the parts it was given");
+      }
       if (r.removed === 0) return undefined;
-      // details can carry the raw result too (the adapter keeps mcpResult
-      // there), and Pi writes details to the session file and the event
-      // stream: keep only the adapter's error signal.
-      return { content: r.content as typeof event.content, details: keptDetails(event.details, r.removed) };
+      const n = parts.length - leaves.length;
+      const out: { content: typeof event.content; details: unknown; structuredContent?: unknown } = {
+        content: r.content.slice(0, n) as typeof event.content,
+        // details can carry the raw result too (the adapter keeps mcpResult
+        // there), and Pi writes details to the session file and the event
+        // stream: keep only the adapter's error signal.
+        details: keptDetails(event.details, r.removed),
+      };
+      if (structured !== undefined) {
+        const redacted = r.content.slice(n).map((p) => (p as { text?: unknown }).text);
+        if (redacted.every((t) => typeof t === "string")) out.structuredContent = replaceStrings(structured, redacted as string[]);
+        // else left out: Pi drops structuredContent that is not returned
+      }
+      return out as any;
     } catch (err) {
-      // Pi does not block on a failing result handler: withholding is the closed path.
+      // Pi does not block on a failing result handler: withholding is the
+      // closed path (and structuredContent, not returned, is dropped).
       if (!(err instanceof HelperError)) helperDown(ctx, err);
       return {
         content: [{ type: "text" as const, text: withheldText(err) }],

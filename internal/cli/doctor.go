@@ -58,6 +58,17 @@ type hostJSON struct {
 	BuiltinWhy string      `json:"builtinWhy"`
 	Trust      setup.Trust `json:"trust"`
 	Meaning    []string    `json:"meaning"`
+	// BuiltinServers is what Pi's built-in client reads here (Pi ≥ 0.99):
+	// what `pi mcp list` and `pi mcp login` connect, and what a plain pi
+	// session would when neither the adapter nor piagent's extension takes
+	// its place. Each carries the gate's state of the server of that name.
+	BuiltinServers []builtinRow `json:"builtinServers"`
+	BuiltinErrors  []string     `json:"builtinErrors"`
+}
+
+type builtinRow struct {
+	mcpconfig.BuiltinServer
+	State string `json:"state"` // the gate's state, or "yours" for a server of your own file
 }
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
@@ -246,6 +257,16 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	}
 	fmt.Fprintf(w, "pi-mcp-adapter: %s\n", adapter)
 	fmt.Fprintf(w, "pi's built-in MCP client: %s\n", h.BuiltinWhy)
+	for _, b := range h.BuiltinServers {
+		state := b.State
+		if !b.Enabled {
+			state = "switched off (enabled: false)"
+		}
+		fmt.Fprintf(w, "  %s: %s, %s (%s)\n", b.Provenance, b.Name, state, disp(b.Source))
+	}
+	for _, e := range h.BuiltinErrors {
+		fmt.Fprintf(w, "  %s skips: %s\n", mcpconfig.BuiltinProvenance, e)
+	}
 	trust := "not decided (Pi asks; without a UI it ignores the project's .pi files)"
 	switch {
 	case h.Trust.Err != "":
@@ -344,15 +365,33 @@ func sandboxLine(st sandbox.Status) string {
 // and piagent's extension are installed in order, whether Pi's built-in MCP
 // client is active for a plain session and why, and the project's trust.
 func (a *app) host(g *gate.Gate) hostJSON {
-	h := hostJSON{Meaning: []string{}}
+	h := hostJSON{Meaning: []string{}, BuiltinServers: []builtinRow{}}
 	agentDir := g.View.AgentDir
 	h.Trust = setup.ProjectTrust(agentDir, g.View.Cwd)
+	bv := mcpconfig.Builtin(agentDir, g.View.Cwd, h.Trust.Trusted)
+	h.BuiltinErrors = bv.Errors
+	for _, b := range bv.Servers {
+		row := builtinRow{BuiltinServer: b, State: "yours"}
+		if b.Repository {
+			row.State = gate.PendingApproval
+			if s, ok := g.Server(b.Name); ok {
+				row.State = s.State
+			}
+			if row.State == gate.Disabled && b.Enabled {
+				// disabled: true switches the adapter off, not the built-in
+				row.State = "disabled for the adapter only; 'piagent-mcp disable " + b.Name + "' writes enabled: false too"
+			}
+		}
+		h.BuiltinServers = append(h.BuiltinServers, row)
+	}
+	extension := false
 	if data, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil {
 		if entries, err := setup.ParsePackages(data); err == nil {
 			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, readManifest)
 			st := setup.Inspect(pkgs, extensionDir(a.env.Home))
 			h.Adapter = st.Adapter != nil
 			h.Ordered = st.Extension != nil && st.Ordered()
+			extension = st.Extension != nil
 		}
 	}
 	pi, err := a.findPi()
@@ -371,7 +410,9 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	case v.Less(setup.BuiltinMCP):
 		h.BuiltinWhy = "none in Pi " + v.String()
 	case h.Adapter:
-		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp)"
+		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp); pi mcp list and pi mcp login still use it"
+	case extension:
+		h.BuiltinWhy = "kept out of pi sessions by piagent's extension (it takes /mcp, since the adapter is not installed); pi mcp list and pi mcp login still use it"
 	default:
 		h.Builtin = true
 		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))

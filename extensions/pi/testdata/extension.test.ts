@@ -572,3 +572,33 @@ test("project_trust: piagent asks, No first, only when unapproved .pi/mcp.json s
   assert.deepEqual(r, { trusted: "no" });
   assert.match(c.notes.join("\n"), /not trusted for this session/);
 });
+
+test("tool_result: structuredContent (Pi 1.6) is redacted too, kept in shape, and dropped when withheld", async () => {
+  const ev = (text: string, structuredContent: unknown, content: unknown[] = [{ type: "text", text }]) => ({
+    type: "tool_result", toolName: "mcp__s__t", toolCallId: `sc-${Math.random()}`, input: {},
+    content, structuredContent, details: {}, isError: false,
+  });
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { handlers } = fakePi();
+    const result = handlers.get("tool_result")!;
+    const ctx = fakeCtx(false).ctx;
+    // the secret only in structuredContent, nested
+    let r = await result(ev("clean", { rows: [{ token: "SECRET123", n: 3 }, "ok"], ok: true }), ctx);
+    assert.deepEqual(r.content, [{ type: "text", text: "clean" }]);
+    assert.deepEqual(r.structuredContent, { rows: [{ token: "[redacted]", n: 3 }, "ok"], ok: true });
+    // content with no text part at all: structuredContent alone is asked
+    r = await result(ev("", { key: "x SECRET123" }, [{ type: "image", data: "", mimeType: "image/png" }]), ctx);
+    assert.deepEqual(r.structuredContent, { key: "x [redacted]" });
+    assert.deepEqual(r.content, [{ type: "image", data: "", mimeType: "image/png" }]);
+    // both clean: unchanged
+    assert.equal(await result(ev("clean", { a: "b" }), ctx), undefined);
+    await handlers.get("session_shutdown")!({}, ctx);
+  });
+  await withEnv({ PIAGENT_BIN: join(here, "no-such-piagent") }, async () => {
+    const { handlers } = fakePi();
+    const r = await handlers.get("tool_result")!(ev("clean", { token: "SECRET123" }), fakeCtx(false).ctx);
+    assert.match(r.content[0].text, /withheld/);
+    assert.equal(r.structuredContent, undefined, "not returned, so Pi drops it");
+    assert.doesNotMatch(JSON.stringify(r), /SECRET123/);
+  });
+});
