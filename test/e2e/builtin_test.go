@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +36,8 @@ func TestBuiltinToolsGated(t *testing.T) {
 		w := NewWorld(t)
 		srv := w.MarkerServer("repo-tools")
 		srv["exposure"] = "direct"
-		w.WriteMCP(w.ProjectFile(".pi/mcp.json"), map[string]any{"repo-tools": srv}, nil)
+		// repo-code keeps the default exposure: reachable from codemode scripts
+		w.WriteMCP(w.ProjectFile(".pi/mcp.json"), map[string]any{"repo-tools": srv, "repo-code": w.MarkerServer("repo-code")}, nil)
 		w.Trust()
 		w.Install(extensionDir(), brokenAdapter(w))
 		return w
@@ -46,6 +48,7 @@ func TestBuiltinToolsGated(t *testing.T) {
 		Call("mcp__repo_tools__echo", map[string]any{"text": "hi"}),
 		Call("read_mcp_resource", map[string]any{"server": "repo-tools", "uri": "marker://x"}),
 		Call("list_mcp_resources", map[string]any{}),
+		Call("codemode", map[string]any{"code": `return await tools.mcp__repo_code__echo({ text: "via codemode" });`}),
 		Say("done"),
 	}
 	run := func(w *World) *PiRun {
@@ -65,30 +68,87 @@ func TestBuiltinToolsGated(t *testing.T) {
 	for _, tr := range r.ToolResults() {
 		got[tr.ToolName] = tr
 	}
-	for _, tool := range []string{"mcp__repo_tools__echo", "read_mcp_resource", "list_mcp_resources"} {
+	for _, tool := range []string{"mcp__repo_tools__echo", "read_mcp_resource", "list_mcp_resources", "mcp__repo_code__echo"} {
 		tr, ok := got[tool]
 		if !ok {
 			t.Errorf("%s: no result (the built-in did not offer it?)\n%s", tool, r.Describe())
 			continue
 		}
-		if !tr.IsError || !strings.Contains(tr.Text, "piagent") || !strings.Contains(tr.Text, "approve repo-tools") {
+		if !tr.IsError || !strings.Contains(tr.Text, "piagent") || !strings.Contains(tr.Text, "approve repo-") {
 			t.Errorf("%s: not blocked by piagent with the approve command: %+v", tool, tr)
 		}
+	}
+	if cm, ok := got["codemode"]; !ok || strings.Contains(cm.Text, "echo:via codemode") {
+		t.Errorf("the codemode script reached repo-code: %+v", cm)
 	}
 
 	// positive control: approved, the direct tool answers through the built-in
 	ok := world()
-	if a := ok.Exec(bins.PiagentMCP, "approve", "repo-tools", "--yes"); a.ExitCode != 0 {
-		t.Fatalf("approve: %s", a.Describe())
-	}
-	r = run(ok)
-	for _, tr := range r.ToolResults() {
-		if tr.ToolName == "mcp__repo_tools__echo" {
-			if tr.IsError || !strings.Contains(tr.Text, "hi") {
-				t.Errorf("approved server's tool through the built-in: %+v", tr)
-			}
-			return
+	for _, name := range []string{"repo-tools", "repo-code"} {
+		if a := ok.Exec(bins.PiagentMCP, "approve", name, "--yes"); a.ExitCode != 0 {
+			t.Fatalf("approve: %s", a.Describe())
 		}
 	}
-	t.Errorf("approved: no mcp__repo_tools__echo result\n%s", r.Describe())
+	r = run(ok)
+	answered := map[string]string{}
+	for _, tr := range r.ToolResults() {
+		if !tr.IsError {
+			answered[tr.ToolName] = tr.Text
+		}
+	}
+	if !strings.Contains(answered["mcp__repo_tools__echo"], "hi") {
+		t.Errorf("approved server's direct tool through the built-in: %q\n%s", answered["mcp__repo_tools__echo"], r.Describe())
+	}
+	if !strings.Contains(answered["codemode"], "via codemode") {
+		t.Errorf("approved server's tool from a codemode script: %q", answered["codemode"])
+	}
+}
+
+// The model's bash call `pi mcp list` starts nothing with piagent's
+// extension, in plain pi and under piagent pi; without the extension the
+// same call starts the trusted project's server (issue 19, item 4).
+func TestModelPiMCPList(t *testing.T) {
+	t.Parallel()
+	if deps.pi != "1.6" {
+		t.Skipf("Pi %s has no pi mcp", deps.pi)
+	}
+	bins := Binaries(t)
+	shim := func(w *World) map[string]string {
+		dir := w.HomeFile("bin")
+		w.Write(filepath.Join(dir, "pi"), "#!/bin/sh\nexec "+deps.node+" "+PiCLI()+" \"$@\"\n")
+		os.Chmod(filepath.Join(dir, "pi"), 0o755)
+		return map[string]string{"PIAGENT_BIN": bins.Piagent, "PIAGENT_PI": PiCLI(),
+			"PATH": dir + string(os.PathListSeparator) + deps.nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	}
+	steps := []Step{Call("bash", map[string]any{"command": "pi mcp list"}), Say("done")}
+
+	control := piMCPWorld(t)
+	control.StartLLM(steps...)
+	r := control.RunPi(PiOptions{Prompt: "list the MCP servers", Installed: true, Env: shim(control)})
+	requireExit0(t, r)
+	// the built-in starts it once at session start, pi mcp list once more
+	if n := control.MarkerStarts("repo-tools"); n < 2 {
+		t.Fatalf("positive control: %d starts; the model's pi mcp list without piagent did not start the server\n%s", n, r.Describe())
+	}
+	if trs := r.ToolResults(); len(trs) != 1 || trs[0].IsError || !strings.Contains(trs[0].Text, "repo-tools") {
+		t.Fatalf("positive control: pi mcp list did not list repo-tools: %+v", trs)
+	}
+
+	for _, viaPiagent := range []bool{false, true} {
+		w := piMCPWorld(t)
+		w.Install(extensionDir())
+		w.StartLLM(steps...)
+		opts := PiOptions{Prompt: "list the MCP servers", Installed: true, Env: shim(w)}
+		if viaPiagent {
+			r = w.RunProcess(append([]string{bins.Piagent, "pi"}, PiFlags(opts)...), opts)
+		} else {
+			r = w.RunPi(opts)
+		}
+		requireExit0(t, r)
+		requireNoStart(t, w, "repo-tools")
+		trs := r.ToolResults()
+		if len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "pi mcp") {
+			t.Errorf("piagent pi %v: the bash call was not blocked naming pi mcp: %+v", viaPiagent, trs)
+		}
+	}
 }
