@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/toolname"
 )
 
 // directEnv is MCP_DIRECT_TOOLS, which overrides every directTools choice:
@@ -57,17 +58,11 @@ func (d directEnv) enabled(name string, e mcpconfig.Entry, settings map[string]a
 	return false
 }
 
-// effectivePrefix is the server's toolPrefix, else the settings', else server.
+// effectivePrefix is the adapter's tool prefix mode for a server: its own
+// toolPrefix when it has one (even one the adapter does not know, which it
+// reads as "server"), else the settings'. One owner: toolname.EffectiveMode.
 func effectivePrefix(e mcpconfig.Entry, settings map[string]any) string {
-	for _, v := range []any{e["toolPrefix"], settings["toolPrefix"]} {
-		if s, ok := v.(string); ok {
-			switch s {
-			case "server", "short", "none", "mcp":
-				return s
-			}
-		}
-	}
-	return "server"
+	return toolname.EffectiveMode(e["toolPrefix"], settings["toolPrefix"])
 }
 
 func (in *Input) blocks(g *Gate, direct directEnv) []Block {
