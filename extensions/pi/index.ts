@@ -49,6 +49,9 @@ import { sandboxedOperations } from "./sandbox.ts";
  * wider one.
  */
 const CARRIED_MODE = Symbol.for("piagent.session-mode");
+
+/** Whether this process's first load took /mcp from Pi's built-in MCP client. */
+const STEP_ASIDE = Symbol.for("piagent.step-aside");
 type Carrier = { [CARRIED_MODE]?: string };
 
 /**
@@ -445,18 +448,27 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   // adapter registers /mcp too, so piagent takes the name only when the
   // adapter does not load (the helper reads Pi's packages and command line);
   // when it cannot tell, it takes it.
-  const stepAside = guard
-    .host(process.cwd(), process.argv.slice(2), START_TIMEOUT_MS)
-    .then((h) => h?.stepAside !== false, () => true)
-    .then((aside) => {
-      if (!aside) return;
-      pi.registerCommand("mcp", {
-        description: "MCP servers are managed by piagent here (Pi's built-in MCP client is kept out): see /piagent-mcp",
-        handler: async (_args: string, ctx: ExtensionCommandContext) => {
-          tell(ctx, STEPPED_ASIDE, "info");
-        },
-      });
+  const takeMcp = (aside: boolean) => {
+    (globalThis as { [STEP_ASIDE]?: boolean })[STEP_ASIDE] = aside;
+    if (!aside) return;
+    pi.registerCommand("mcp", {
+      description: "MCP servers are managed by piagent here (Pi's built-in MCP client is kept out): see /piagent-mcp",
+      handler: async (_args: string, ctx: ExtensionCommandContext) => {
+        tell(ctx, STEPPED_ASIDE, "info");
+      },
     });
+  };
+  // A reload runs this factory again in the same process: the answer of the
+  // first load stands, and the factory does not wait on the helper then
+  // (waiting there delays the reload and leaves the adapter's start-up with
+  // a stale context).
+  const known = (globalThis as { [STEP_ASIDE]?: boolean })[STEP_ASIDE];
+  const stepAside = known !== undefined
+    ? Promise.resolve(takeMcp(known))
+    : guard
+      .host(process.cwd(), process.argv.slice(2), START_TIMEOUT_MS)
+      .then((h) => h?.stepAside !== false, () => true)
+      .then(takeMcp);
 
   // The agent's shell runs under `piagent sandbox exec` (sandbox.ts). Pi's
   // own bash tool is rebuilt with sandboxed operations; it is loaded from

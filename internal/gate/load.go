@@ -199,8 +199,15 @@ func RealEnv(getenv func(string) string) func(string) string {
 	if getenv == nil || getenv("PIAGENT_LAUNCHER") != "1" {
 		return getenv
 	}
+	return HideMode(getenv)
+}
+
+// HideMode is getenv without PI_MCP_CONFIG_MODE: the launcher always judges
+// the real configuration, whatever mode it inherited. The one place the
+// variable is hidden.
+func HideMode(getenv func(string) string) func(string) string {
 	return func(k string) string {
-		if k == "PI_MCP_CONFIG_MODE" {
+		if k == "PI_MCP_CONFIG_MODE" || getenv == nil {
 			return ""
 		}
 		return getenv(k)

@@ -40,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
@@ -378,8 +379,8 @@ func Path(home, project string) string {
 	return filepath.Join(registry.LaunchDir(home), base+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
-// ErrNoHome is returned when no home directory is known.
-var ErrNoHome = errors.New("no home directory: set HOME")
+// ErrNoHome is returned when no home directory is known (the gate's).
+var ErrNoHome = gate.ErrNoHome
 
 // Write stores cfg for project at Path(home, project): folders 0700, the file
 // 0600, written to a temporary file in the same folder, synced and renamed
@@ -405,27 +406,7 @@ func Write(home, project string, cfg map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", p, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("cannot write %s: %w", p, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("cannot write %s: %w", p, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("cannot write %s: %w", p, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", p, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := atomicfile.Write(p, data); err != nil {
 		return "", fmt.Errorf("cannot write %s: %w", p, err)
 	}
 	return p, nil
@@ -442,18 +423,6 @@ func encode(cfg map[string]any) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// hideMode is getenv without PI_MCP_CONFIG_MODE: the launcher always judges
-// the real configuration, whatever mode it inherited (inside a launched
-// session gate.RealEnv does the same for every other command).
-func hideMode(getenv func(string) string) func(string) string {
-	return func(k string) string {
-		if k == EnvMode || getenv == nil {
-			return ""
-		}
-		return getenv(k)
-	}
-}
-
 // Generate computes the gate for cwd over the real configuration (an
 // inherited PI_MCP_CONFIG_MODE is ignored), writes the launch configuration
 // and returns its path, the gate and the servers held back.
@@ -461,7 +430,7 @@ func Generate(home, cwd string, getenv func(string) string, confine *Confine) (p
 	if home == "" {
 		return "", nil, nil, ErrNoHome
 	}
-	g, err = gate.Load(gate.Options{Home: home, Cwd: cwd, Getenv: hideMode(getenv)})
+	g, err = gate.Load(gate.Options{Home: home, Cwd: cwd, Getenv: gate.HideMode(getenv)})
 	if err != nil {
 		return "", nil, nil, err
 	}

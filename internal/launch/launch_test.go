@@ -434,11 +434,11 @@ func TestWrite(t *testing.T) {
 func TestHideMode(t *testing.T) {
 	t.Parallel()
 	vars := map[string]string{EnvMode: "exclusive", "OTHER": "x"}
-	g := hideMode(func(k string) string { return vars[k] })
+	g := gate.HideMode(func(k string) string { return vars[k] })
 	if g(EnvMode) != "" || g("OTHER") != "x" {
 		t.Errorf("hideMode: mode %q, other %q", g(EnvMode), g("OTHER"))
 	}
-	if hideMode(nil)("OTHER") != "" {
+	if gate.HideMode(nil)("OTHER") != "" {
 		t.Error("nil getenv")
 	}
 }

@@ -513,7 +513,9 @@ test("Pi's built-in MCP client: /mcp is taken unless the adapter loads, and when
     [{ PIAGENT_BIN: stub, STUB_ADAPTER: "1", STUB_ERROR: "host" }, true],
     [{ PIAGENT_BIN: join(here, "no-such-piagent") }, true],
   ];
+  const STEP_ASIDE = Symbol.for("piagent.step-aside");
   for (const [env, taken] of cases) {
+    delete (globalThis as any)[STEP_ASIDE]; // a new process
     await withEnv(env, async () => {
       const commands = new Map<string, any>();
       const pi = {
@@ -530,8 +532,14 @@ test("Pi's built-in MCP client: /mcp is taken unless the adapter loads, and when
         await commands.get("mcp").handler("", c.ctx);
         assert.match(c.notes.join("\n"), /built-in MCP client is kept out/);
       }
+      // a reload in the same process keeps the first answer without asking
+      const again = new Map<string, any>();
+      await withEnv({ PIAGENT_BIN: join(here, "no-such-piagent") }, () =>
+        piagentExtension({ ...pi, registerCommand: (name: string, opts: any) => void again.set(name, opts) } as any));
+      assert.equal(again.has("mcp"), taken, "reload: " + JSON.stringify(env));
     });
   }
+  delete (globalThis as any)[STEP_ASIDE];
 });
 
 test("project_trust: piagent asks, No first, only when unapproved .pi/mcp.json servers meet an undecided project", async () => {
