@@ -40,17 +40,22 @@ func (a *app) approveCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use: "approve NAME",
 		Example: `  piagent-mcp approve internal
-  piagent-mcp approve internal --yes --digest sha256:…   # only what the preview showed`,
+  piagent-mcp approve internal --yes --digest sha256:…   # only what the preview showed
+  piagent-mcp approve internal --tools                   # accept its changed tool descriptions`,
 		Short: "Show what a repository server will run, then record your consent for this project",
 		Args:  exactArgs(1, "NAME"),
 	}
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
 	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
+	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
 		if err != nil {
 			return err
+		}
+		if *tools {
+			return a.approveTools(g, args[0], *yes)
 		}
 		s, err := a.repositoryServer(g, args[0], "approve")
 		if err != nil {

@@ -45,6 +45,8 @@ type getJSON struct {
 	// person let it reach beyond its profile.
 	Sandbox string      `json:"sandbox"`
 	Grants  grant.Grant `json:"grants"`
+	// Tools is what the server offers the model against its catalogue pin.
+	Tools toolsView `json:"tools"`
 }
 
 // flagJSON is one thing the preview draws attention to.
@@ -62,7 +64,7 @@ type flagJSON struct {
 // masked and are flagged with their file and line. Values from the user's
 // own files stay masked. Code-loading variables are always shown.
 func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
-	out := getJSON{serverJSON: a.serverRow(g, s), PinnedFiles: s.Pinned, Flags: []flagJSON{}}
+	out := getJSON{serverJSON: a.serverRow(g, s), PinnedFiles: s.Pinned, Flags: []flagJSON{}, Tools: a.toolsOf(g, s)}
 	if out.PinnedFiles == nil {
 		out.PinnedFiles = []gate.PinnedFile{}
 	}
@@ -277,6 +279,7 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	}
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	a.printFlags(g, d.Flags)
+	a.toolsOf(g, s).print(w, s.Name)
 }
 
 // printFlags lists what a person should look at before approving.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/toolname"
@@ -46,7 +47,8 @@ func (s *Snapshot) mcp(c Call) Decision {
 		return s.mcpScript()
 	case strings.HasPrefix(c.ToolName, "mcp__"):
 		if owner, ok := toolname.OwnerOfNamespace(c.ToolName, s.names); ok {
-			return s.server(owner, "namespace proxy "+c.ToolName)
+			tool, _ := c.Input["tool"].(string)
+			return s.serverTool(owner, tool, "namespace proxy "+c.ToolName)
 		}
 		return s.builtinTool(c.ToolName)
 	case builtinResourceTools[c.ToolName]:
@@ -97,6 +99,9 @@ func (s *Snapshot) builtinTool(name string) Decision {
 			}
 			return d
 		}
+		if d := s.serverTool(o, name, "tool "+name); d.Action != Allow {
+			return d
+		}
 	}
 	return allow
 }
@@ -126,16 +131,51 @@ func (s *Snapshot) fullBlock() Decision {
 }
 
 // server decides a call that reaches one named server.
-func (s *Snapshot) server(name, via string) Decision {
+func (s *Snapshot) server(name, via string) Decision { return s.serverTool(name, "", via) }
+
+// serverTool decides a call of one tool (called: the name as the call gives
+// it, "" when it names none) of a named server: the gate's state, then the
+// server's catalogue against its pin.
+func (s *Snapshot) serverTool(name, called, via string) Decision {
 	srv, ok := s.byName[name]
 	if !ok {
 		// The adapter answers server_not_found and starts nothing.
 		return allow
 	}
-	if !gate.Blocks(srv.State) {
+	if gate.Blocks(srv.State) {
+		return blockFor(srv, via)
+	}
+	st := s.opts.Catalogues[name]
+	if st == nil {
 		return allow
 	}
-	return blockFor(srv, via)
+	tool := s.originalTool(srv, st, called)
+	state, why, stop := st.Stops(tool)
+	if !stop {
+		return allow
+	}
+	fix := "piagent-mcp approve " + name + " --tools"
+	return Decision{Action: Block, Code: CodeCatalogue, Server: name, State: state, Fix: fix,
+		Reason: fmt.Sprintf("piagent: MCP server %s is %s: %s, so %s is blocked; a person can review it with 'piagent-mcp get %s' and accept it with '%s' in a terminal", name, state, why, via, name, fix)}
+}
+
+// originalTool is the server's own name of the tool a call names: as is,
+// with the adapter's prefix, or as Pi's built-in client names it. "" when
+// the call names no tool of the seen catalogue.
+func (s *Snapshot) originalTool(srv *gate.Server, st *catalogue.State, called string) string {
+	if called == "" {
+		return ""
+	}
+	prefix := toolname.Prefix(srv.Name, srv.Prefix)
+	for t := range st.Seen.Tools {
+		if t == called || toolname.ToolName(prefix, t) == called {
+			return t
+		}
+		if owners := toolname.OwnersOfBuiltin(called, []string{srv.Name}); len(owners) == 1 && toolname.BuiltinToolName(srv.Name, t) == called {
+			return t
+		}
+	}
+	return ""
 }
 
 func blockFor(srv *gate.Server, via string) Decision {
@@ -173,7 +213,7 @@ func (s *Snapshot) proxy(in map[string]any) Decision {
 		return allow
 	}
 	if server != "" {
-		return s.server(server, "the mcp call")
+		return s.serverTool(server, str("tool"), "the mcp call")
 	}
 	if tool := str("tool"); tool != "" {
 		return s.unnamed(tool)
@@ -211,7 +251,7 @@ func (s *Snapshot) directTool(name string) (Decision, bool) {
 	case 0:
 		return Decision{}, false
 	case 1:
-		return s.server(owners[0], "direct tool "+name), true
+		return s.serverTool(owners[0], name, "direct tool "+name), true
 	}
 	for _, o := range owners {
 		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {

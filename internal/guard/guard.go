@@ -23,6 +23,7 @@ const (
 	CodeInstall    = "mcp-install"         // mcp({action:"install"}) would plant a server
 	CodeScript     = "mcp-script"          // mcpScript while a server is unapproved
 	CodeUnknownMCP = "unknown-mcp-tool"    // an adapter tool whose server cannot be told
+	CodeCatalogue  = "catalogue-changed"   // the server's tools changed since pinned, or hide content
 	CodeSelf       = "gate-self"           // the call would make or change a decision or configuration
 	CodeShellParse = "shell-parse"         // a shell command that cannot be parsed
 )

@@ -3,6 +3,7 @@ package guard
 import (
 	"strings"
 
+	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
@@ -34,6 +35,9 @@ type Options struct {
 	// self-protection only. Facts is what the policy knows of the world.
 	Policy *policy.Policy
 	Facts  policy.Facts
+	// Catalogues are the servers' catalogues against their pins (package
+	// catalogue), by server name; a server without one is not checked.
+	Catalogues map[string]*catalogue.State
 }
 
 // Snapshot is everything Decide reads, precomputed from one gate state.

@@ -17,7 +17,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/mcpcache"
@@ -226,7 +228,8 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		return s.mode(p.Set)
 	case "broker":
 		var p struct {
-			ServerName string `json:"serverName"`
+			ServerName       string `json:"serverName"`
+			OriginalToolName string `json:"originalToolName"`
 		}
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
@@ -238,7 +241,11 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		// from mcpScript or a UI iframe): decide it as a proxy call naming
 		// that server, remembering nothing (the warn-once belongs to the
 		// tool call itself). A gate that cannot be evaluated denies.
-		d := s.decide(guard.Call{ToolName: "mcp", Input: map[string]any{"server": p.ServerName, "tool": "?"}}, true)
+		tool := p.OriginalToolName
+		if tool == "" {
+			tool = "?"
+		}
+		d := s.decide(guard.Call{ToolName: "mcp", Input: map[string]any{"server": p.ServerName, "tool": tool}}, true)
 		if d.Allowed() {
 			return map[string]string{"action": "allow", "reason": ""}, nil
 		}
@@ -356,6 +363,9 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		Policy:      pol,
 		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob,
 			Mode: mode, Session: s.session},
+		// What each usable server offered the model, against its pin; a
+		// first sight is pinned here.
+		Catalogues: catalogue.States(g, mc, registry.CataloguePins(s.Home), true, time.Now()),
 	})
 	s.snapGate = g
 	return s.snap, nil

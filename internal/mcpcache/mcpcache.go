@@ -72,6 +72,9 @@ type ServerEntry struct {
 	// Err is set when the adapter could not use the entry (not an object,
 	// tools not a list, ...). Such an entry is never Fresh.
 	Err error
+	// Raw is the entry as the file holds it: what the server offered the
+	// model, for its catalogue pin (package catalogue).
+	Raw json.RawMessage
 
 	cachedAtMs float64
 }
@@ -173,6 +176,7 @@ func decodeEntry(raw json.RawMessage) ServerEntry {
 		e.Err = errEntryNotObject
 		return e
 	}
+	e.Raw = raw
 	_ = json.Unmarshal(obj["configHash"], &e.ConfigHash)
 
 	if raw, ok := obj["tools"]; ok {

@@ -86,6 +86,10 @@ func ModeStore(home string) string { return filepath.Join(home, ".pi", modesName
 // sandbox profile.
 func GrantsFile(home string) string { return filepath.Join(home, ".pi", "piagent-grants.json") }
 
+// CataloguePins is where what each approved server offered the model is
+// pinned (package catalogue).
+func CataloguePins(home string) string { return filepath.Join(home, ".pi", "piagent-catalogue-pins.json") }
+
 // UserPolicy is the user's tool policy override.
 func UserPolicy(home string) string { return filepath.Join(home, ".pi", policyName) }
 
@@ -174,6 +178,8 @@ func List(in Input) []Entry {
 	watch(add(UserPolicy(home), false, Piagent, "the user's tool policy"))
 	add(GrantsFile(home), false, Piagent, "what servers may reach beyond their sandbox: a person's grants")
 	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
+	add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins")
+	add(CataloguePins(home)+".lock", false, Piagent, "the catalogue pins' lock")
 	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
 	for _, b := range in.Binaries {

@@ -1,6 +1,9 @@
 package toolname
 
-import "strings"
+import (
+	"crypto/sha256"
+	"strings"
+)
 
 // Server is what the reverse lookups need to know about one configured,
 // enabled server.
@@ -198,4 +201,26 @@ func isHashSuffix(s string) bool {
 		}
 	}
 	return true
+}
+
+// BuiltinToolName is the name Pi's built-in MCP client gives a server's
+// tool when nothing else takes it: mcp__<server>__<tool>, everything
+// outside [A-Za-z0-9_] made '_'; a longer name is cut to 55 characters and
+// given '_' and 8 hex digits of sha256(server NUL tool).
+func BuiltinToolName(server, tool string) string {
+	name := builtinSafe("mcp__" + server + "__" + tool)
+	if len(name) <= builtinMaxName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	return name[:builtinMaxName-9] + "_" + hexString(sum[:4])
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&0xF])
+	}
+	return string(out)
 }

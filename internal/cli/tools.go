@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/piagent/piagent/internal/catalogue"
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/mcpcache"
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// toolsView is a server's catalogue against its pin, for get, doctor and
+// approve --tools.
+type toolsView struct {
+	Known     bool           `json:"known"`  // the adapter's cache has the server's catalogue
+	Pinned    bool           `json:"pinned"` // a pin exists for this approval
+	Diff      catalogue.Diff `json:"diff"`
+	Concealed []string       `json:"concealed"`
+	Err       string         `json:"error,omitempty"`
+	seen      catalogue.Catalogue
+	key       string
+	tools     map[string]map[string]any // the seen tools as the cache holds them
+}
+
+func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
+	v := toolsView{Concealed: []string{}}
+	mc, err := mcpcache.Load(registry.AdapterCache(g.View.AgentDir))
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	e, ok := mc.Servers[s.Name]
+	if !ok || e.Raw == nil {
+		return v
+	}
+	seen, err := catalogue.FromEntry(e.Raw)
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	v.Known, v.seen, v.key = true, seen, catalogue.KeyOf(g, s)
+	var raw struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	_ = json.Unmarshal(e.Raw, &raw)
+	v.tools = map[string]map[string]any{}
+	for _, t := range raw.Tools {
+		if n, ok := t["name"].(string); ok {
+			v.tools[n] = t
+		}
+	}
+	for _, f := range seen.Concealed {
+		v.Concealed = append(v.Concealed, f.String())
+	}
+	pins, err := catalogue.Load(registry.CataloguePins(a.env.Home))
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	if pin, ok := pins[v.key]; ok {
+		v.Pinned = true
+		v.Diff = catalogue.Compare(pin.Catalogue, seen)
+	}
+	return v
+}
+
+// printTools shows what changed, each changed or new tool's description
+// with hidden characters made visible.
+func (v toolsView) print(w io.Writer, name string) {
+	switch {
+	case v.Err != "":
+		fmt.Fprintf(w, "tools: cannot be compared: %s\n", v.Err)
+		return
+	case !v.Known:
+		fmt.Fprintf(w, "tools: not known yet (the adapter has not listed %s's tools); they are pinned the first time piagent sees them\n", name)
+		return
+	case !v.Pinned && len(v.Concealed) == 0:
+		fmt.Fprintf(w, "tools: %d, not pinned yet (pinned at the next tool call)\n", len(v.seen.Tools))
+		return
+	case v.Pinned && v.Diff.Empty():
+		fmt.Fprintf(w, "tools: %d, as pinned\n", len(v.seen.Tools))
+		return
+	}
+	if v.Pinned {
+		fmt.Fprintf(w, "tools: changed since pinned: %s\n", v.Diff.String())
+	}
+	for _, c := range v.Concealed {
+		fmt.Fprintf(w, "concealed: %s\n", c)
+	}
+	show := append(append([]string{}, v.Diff.Changed...), v.Diff.New...)
+	if !v.Pinned {
+		show = v.seen.Names()
+	}
+	sort.Strings(show)
+	for _, n := range show {
+		desc, _ := v.tools[n]["description"].(string)
+		fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+		if schema, ok := v.tools[n]["inputSchema"]; ok {
+			b, _ := json.Marshal(schema)
+			fmt.Fprintf(w, "    input: %s\n", catalogue.Visible(string(b)))
+		}
+	}
+}
+
+// approveTools records what a server offers now as its catalogue pin, after
+// showing how it differs from the last one.
+func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
+	s, err := a.findServer(g, name)
+	if err != nil {
+		return err
+	}
+	v := a.toolsOf(g, s)
+	v.print(a.env.Stdout, s.Name)
+	switch {
+	case v.Err != "":
+		return refused(fmt.Errorf("the tools of %s cannot be accepted: %s", s.Name, v.Err))
+	case !v.Known:
+		return refused(fmt.Errorf("nothing to accept: the tools of %s are not known yet", s.Name),
+			"start Pi with 'piagent pi' so that the adapter lists them, then run this again")
+	case v.Pinned && v.Diff.Empty():
+		fmt.Fprintf(a.env.Stdout, "%s's tools are as pinned; no change\n", s.Name)
+		return nil
+	}
+	if !a.env.Interactive && !yes {
+		return refused(fmt.Errorf("not accepted: no terminal to ask for confirmation on"),
+			"read the tools above, then run '"+a.mcpCmd()+" approve "+s.Name+" --tools --yes'")
+	}
+	if !yes {
+		ok, err := a.confirm(fmt.Sprintf("Accept the tools of %s as shown? [y/N] ", s.Name))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refused(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
+		}
+	}
+	if err := catalogue.Record(registry.CataloguePins(a.env.Home), v.key, v.seen, false, a.env.now()); err != nil {
+		return refused(fmt.Errorf("cannot record the tools of %s: %w", s.Name, err))
+	}
+	a.refreshLaunch(g.Project)
+	fmt.Fprintf(a.env.Stdout, "accepted the tools of %s as they are now\n", s.Name)
+	return nil
+}
