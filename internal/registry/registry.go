@@ -88,7 +88,9 @@ func GrantsFile(home string) string { return filepath.Join(home, ".pi", "piagent
 
 // CataloguePins is where what each approved server offered the model is
 // pinned (package catalogue).
-func CataloguePins(home string) string { return filepath.Join(home, ".pi", "piagent-catalogue-pins.json") }
+func CataloguePins(home string) string {
+	return filepath.Join(home, ".pi", "piagent-catalogue-pins.json")
+}
 
 // UserPolicy is the user's tool policy override.
 func UserPolicy(home string) string { return filepath.Join(home, ".pi", policyName) }
