@@ -23,15 +23,25 @@ const (
 // each once.
 func Concealed(s string) []string {
 	var tags, zw, bidi, sel, esc, ctl, bad bool
-	run := 0
+	run, joiners := 0, 0
 	for i, r := range s {
+		// A joiner (ZWJ, ZWNJ) alone is how emoji sequences and some
+		// scripts are written; two or more in a row hide something.
+		if r == 0x200C || r == 0x200D {
+			joiners++
+			if joiners >= 2 {
+				zw = true
+			}
+		} else {
+			joiners = 0
+		}
 		if r == utf8.RuneError && !validAt(s, i) {
 			bad = true
 		}
 		switch {
 		case r >= 0xE0000 && r <= 0xE007F:
 			tags = true
-		case r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0x180E:
+		case r == 0x200B || r == 0x2060 || r == 0xFEFF || r == 0x180E:
 			zw = true
 		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
 			bidi = true

@@ -271,3 +271,14 @@ func (s *Snapshot) mcpScript() Decision {
 	d.Code = CodeScript
 	return d
 }
+
+// MCPTool reports whether a tool's results come from an MCP server: the
+// adapter's proxy, namespace proxies and direct tools, and Pi's built-in
+// client's tools.
+func (s *Snapshot) MCPTool(name string) bool {
+	switch {
+	case name == "mcp", name == "mcpScript", strings.HasPrefix(name, "mcp__"), builtinResourceTools[name]:
+		return true
+	}
+	return s.direct && len(toolname.OwnersOfDirect(name, s.reverse)) > 0
+}

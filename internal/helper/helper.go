@@ -491,12 +491,22 @@ func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) 
 	call := policy.Call{ToolName: tool, Input: input}
 	f := snap.Facts()
 	removed, rules := 0, []string{}
+	mcp := snap.MCPTool(tool)
 	one := func(text string) string {
 		out, rep := pol.Redact(call, text, f)
 		removed += rep.Removed
 		for _, fd := range rep.Secrets {
 			rules = append(rules, fd.Rule)
 			removed++
+		}
+		if mcp {
+			// What a server's result hides from a person is taken out
+			// before the model reads it (issue 21, item 3).
+			if clean, n := catalogue.Strip(out); n > 0 {
+				out = clean + fmt.Sprintf("\n[piagent removed %d hidden characters from this result]", n)
+				removed += n
+				rules = append(rules, "concealed-content")
+			}
 		}
 		return out
 	}

@@ -49,3 +49,23 @@ func TestHostStepAside(t *testing.T) {
 		}
 	}
 }
+
+// A server's result loses what it hides from a person before the model
+// reads it; a file's content read with read keeps every character.
+func TestRedactStripsConcealedFromMCPResults(t *testing.T) {
+	t.Parallel()
+	home, cwd := project(t)
+	c := start(t, home, cwd)
+	hidden := "ok\U000E0041\U000E0042 then\u200b\u202e done"
+	r := c.call("redact", map[string]any{"toolName": "mcp", "input": map[string]any{}, "content": []any{map[string]any{"type": "text", "text": hidden}}})
+	res := r["result"].(map[string]any)
+	text := res["content"].([]any)[0].(map[string]any)["text"].(string)
+	if text != "ok then done\n[piagent removed 4 hidden characters from this result]" {
+		t.Errorf("mcp result: %q", text)
+	}
+	r = c.call("redact", map[string]any{"toolName": "read", "input": map[string]any{"path": "x"}, "content": []any{map[string]any{"type": "text", "text": hidden}}})
+	text = r["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	if text != hidden {
+		t.Errorf("read result changed: %q", text)
+	}
+}
