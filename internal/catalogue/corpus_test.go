@@ -88,7 +88,9 @@ func TestRugPullCorpus(t *testing.T) {
 		{"enum widened", "search", func(e map[string]any) {
 			props(e, "search")["scope"].(map[string]any)["enum"] = []any{"docs", "api", "filesystem"}
 		}, false},
-		{"property type widened", "search", func(e map[string]any) { props(e, "search")["query"].(map[string]any)["type"] = []any{"string", "object"} }, false},
+		{"property type widened", "search", func(e map[string]any) {
+			props(e, "search")["query"].(map[string]any)["type"] = []any{"string", "object"}
+		}, false},
 		{"required emptied", "search", func(e map[string]any) { tool(e, "search")["inputSchema"].(map[string]any)["required"] = []any{} }, false},
 		{"additionalProperties opened", "search", func(e map[string]any) {
 			tool(e, "search")["inputSchema"].(map[string]any)["additionalProperties"] = true
