@@ -180,7 +180,7 @@ func List(in Input) []Entry {
 	watch(add(UserPolicy(home), false, Piagent, "the user's tool policy"))
 	add(GrantsFile(home), false, Piagent, "what servers may reach beyond their sandbox: a person's grants")
 	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
-	add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins")
+	watch(add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins"))
 	add(CataloguePins(home)+".lock", false, Piagent, "the catalogue pins' lock")
 	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
