@@ -282,3 +282,7 @@ func (s *Snapshot) MCPTool(name string) bool {
 	}
 	return s.direct && len(toolname.OwnersOfDirect(name, s.reverse)) > 0
 }
+
+// Catalogue is the named server's catalogue against its pin; nil when it
+// has none.
+func (s *Snapshot) Catalogue(name string) *catalogue.State { return s.opts.Catalogues[name] }

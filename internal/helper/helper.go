@@ -274,6 +274,9 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 			return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
 		}
 		st := stateOf(g, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
+		if snap, err := s.snapshot(); err == nil {
+			st.addTools(snap, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
+		}
 		st.Notice = append(st.Notice, sandboxNotice(s.sandboxStatus())...)
 		// issue 6: without the launcher, name the unapproved servers the
 		// adapter may start before any tool call, and the fix.
@@ -578,6 +581,16 @@ type serverState struct {
 	Scope      string `json:"scope"`
 	Source     string `json:"source"`
 	Kind       string `json:"kind,omitempty"`
+	// Tools is the server's catalogue against its pin, when it differs or
+	// hides content (issue 21): tool-level states for the extension.
+	Tools *toolsState `json:"tools,omitempty"`
+}
+
+type toolsState struct {
+	Changed   []string `json:"changed"`
+	New       []string `json:"new"`
+	Concealed []string `json:"concealed"`
+	Fix       string   `json:"fix"`
 }
 
 type state struct {
@@ -601,6 +614,40 @@ func stateOf(g *gate.Gate, quiet bool) state {
 		st.Notice = append(st.Notice, g.Notice()...)
 	}
 	return st
+}
+
+// addTools puts each server's catalogue state into the answer, and a
+// notice line for each server whose tools are blocked.
+func (st *state) addTools(snap *guard.Snapshot, quiet bool) {
+	for i := range st.Servers {
+		srv := &st.Servers[i]
+		c := snap.Catalogue(srv.Name)
+		if c == nil || (c.Diff.Empty() && len(c.Concealed) == 0 && c.Err == "") {
+			continue
+		}
+		ts := &toolsState{Changed: c.Diff.Changed, New: c.Diff.New, Concealed: []string{}, Fix: "piagent-mcp approve " + srv.Name + " --tools"}
+		for _, f := range c.Concealed {
+			ts.Concealed = append(ts.Concealed, f.String())
+		}
+		if ts.Changed == nil {
+			ts.Changed = []string{}
+		}
+		if ts.New == nil {
+			ts.New = []string{}
+		}
+		srv.Tools = ts
+		if quiet {
+			continue
+		}
+		what := c.Diff.String()
+		if len(c.Concealed) > 0 {
+			what = "it offers content a person cannot see (" + ts.Concealed[0] + ")"
+		}
+		if c.Err != "" {
+			what = "its catalogue pins cannot be read (" + c.Err + ")"
+		}
+		st.Notice = append(st.Notice, fmt.Sprintf("piagent: MCP server %s changed what it offers since it was pinned: %s; calls to what changed are blocked; review: piagent-mcp get %s, accept: %s", srv.Name, what, srv.Name, ts.Fix))
+	}
 }
 
 // Decide answers one tool call outside the protocol (piagent policy check):
