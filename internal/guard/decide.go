@@ -166,12 +166,13 @@ func (s *Snapshot) originalTool(srv *gate.Server, st *catalogue.State, called st
 	if called == "" {
 		return ""
 	}
+	if _, ok := st.Seen.Tools[called]; ok {
+		return called // the proxy's usual form: the server's own name
+	}
 	prefix := toolname.Prefix(srv.Name, srv.Prefix)
+	builtin := strings.HasPrefix(called, "mcp__")
 	for t := range st.Seen.Tools {
-		if t == called || toolname.ToolName(prefix, t) == called {
-			return t
-		}
-		if owners := toolname.OwnersOfBuiltin(called, []string{srv.Name}); len(owners) == 1 && toolname.BuiltinToolName(srv.Name, t) == called {
+		if toolname.ToolName(prefix, t) == called || builtin && toolname.BuiltinToolName(srv.Name, t) == called {
 			return t
 		}
 	}

@@ -1,12 +1,14 @@
 package guard
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -297,6 +299,26 @@ func BenchmarkDecideNonMCP(b *testing.B) {
 func BenchmarkDecideProxy(b *testing.B) {
 	g := world(b, nil, map[string]spec{"repo": {entry: url("https://r.example"), repo: true, approved: true}})
 	s := NewSnapshot(g, Options{})
+	call := Call{ToolName: "mcp", Input: map[string]any{"tool": "echo", "server": "repo"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := s.Decide(call); d.Action != Allow {
+			b.Fatal(d)
+		}
+	}
+}
+
+// The proxy decision with catalogue pins loaded: 50 tools pinned, one of
+// them changed (issue 21: the cost at tool_call).
+func BenchmarkDecideProxyPinned(b *testing.B) {
+	g := world(b, nil, map[string]spec{"repo": {entry: url("https://r.example"), repo: true, approved: true}})
+	seen := catalogue.Catalogue{Tools: map[string]string{}}
+	for i := range 50 {
+		seen.Tools[fmt.Sprintf("tool%d", i)] = fmt.Sprintf("sha256:%064d", i)
+	}
+	seen.Tools["echo"] = "sha256:e"
+	st := &catalogue.State{Seen: seen, Diff: catalogue.Diff{Changed: []string{"tool7"}}}
+	s := NewSnapshot(g, Options{Catalogues: map[string]*catalogue.State{"repo": st}})
 	call := Call{ToolName: "mcp", Input: map[string]any{"tool": "echo", "server": "repo"}}
 	b.ReportAllocs()
 	for b.Loop() {
