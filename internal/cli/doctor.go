@@ -43,6 +43,9 @@ type doctorJSON struct {
 	Sandbox sandbox.Status `json:"sandbox"`
 	// Host is the Pi that runs here and what it does with MCP.
 	Host hostJSON `json:"host"`
+	// Tools are the servers whose catalogue differs from its pin or hides
+	// content (issue 21), by name.
+	Tools map[string]toolsView `json:"tools"`
 }
 
 type hostJSON struct {
@@ -91,7 +94,17 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g)}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}}
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		if gate.Blocks(s.State) {
+			continue
+		}
+		if v := a.toolsOf(g, s); v.Err != "" || len(v.Concealed) > 0 || v.Pinned && !v.Diff.Empty() {
+			d.Tools[s.Name] = v
+			d.Attention = true
+		}
+	}
 	for _, t := range g.View.ImportTargets {
 		if t.Status != mcpconfig.TargetMissing {
 			d.ImportTargets = append(d.ImportTargets, t)
@@ -204,6 +217,12 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
+	}
+	for _, s := range g.Servers {
+		if v, ok := d.Tools[s.Name]; ok {
+			fmt.Fprintf(w, "\n%s offers the model something new (→ %s approve %s --tools after reading it):\n", s.Name, a.mcpCmd(), s.Name)
+			v.print(w, s.Name)
+		}
 	}
 	if d.Docker.Checked {
 		if d.Docker.Running {
