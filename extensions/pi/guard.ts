@@ -92,6 +92,8 @@ export interface GateState {
   blocks: StateBlock[];
   servers: ServerState[];
   notice: string[];
+  /** Tool names to take out of the model's tool list (their catalogue changed). */
+  hiddenTools?: string[];
 }
 
 /** Why the helper gave no answer, in words a person can act on. */

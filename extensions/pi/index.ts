@@ -235,6 +235,18 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
       const st = await cache.refresh(projectOf(ctx));
       // PIAGENT_NO_MCP_NOTICE=1 empties notice on the Go side.
       if (st.notice.length > 0) tell(ctx, inPiWords(st.notice.join("\n")), "warning");
+      // Tools whose description or schema changed since pinned are not
+      // declared to the model (their calls are blocked as well).
+      const hidden = new Set(st.hiddenTools ?? []);
+      if (hidden.size > 0) {
+        try {
+          const active = pi.getActiveTools();
+          const kept = active.filter((n) => !hidden.has(n));
+          if (kept.length !== active.length) pi.setActiveTools(kept);
+        } catch {
+          // an older Pi without the active-tool API: the calls stay blocked
+        }
+      }
     } catch (err) {
       helperDown(ctx, err);
     }

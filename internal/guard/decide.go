@@ -287,3 +287,30 @@ func (s *Snapshot) MCPTool(name string) bool {
 // Catalogue is the named server's catalogue against its pin; nil when it
 // has none.
 func (s *Snapshot) Catalogue(name string) *catalogue.State { return s.opts.Catalogues[name] }
+
+// ChangedTool is a tool blocked by its server's catalogue state, in every
+// name the model may see it under.
+type ChangedTool struct {
+	Server string
+	Tool   string
+	Names  []string // the server's own name, the adapter's prefixed name, the built-in's
+}
+
+// ChangedTools lists the tools whose calls the catalogue states stop.
+func (s *Snapshot) ChangedTools() []ChangedTool {
+	var out []ChangedTool
+	for name, st := range s.opts.Catalogues {
+		srv := s.byName[name]
+		if srv == nil {
+			continue
+		}
+		prefix := toolname.Prefix(srv.Name, srv.Prefix)
+		for t := range st.Seen.Tools {
+			if _, _, stop := st.Stops(t); stop {
+				out = append(out, ChangedTool{Server: name, Tool: t,
+					Names: []string{t, toolname.ToolName(prefix, t), toolname.BuiltinToolName(name, t)}})
+			}
+		}
+	}
+	return out
+}

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -276,6 +277,12 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		st := stateOf(g, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
 		if snap, err := s.snapshot(); err == nil {
 			st.addTools(snap, s.getenv("PIAGENT_NO_MCP_NOTICE") == "1")
+			// Direct tools whose catalogue changed leave the model's tool
+			// list when the extension builds it (issue 21, item 2).
+			for _, c := range snap.ChangedTools() {
+				st.HiddenTools = append(st.HiddenTools, c.Names[1:]...)
+			}
+			sort.Strings(st.HiddenTools)
 		}
 		st.Notice = append(st.Notice, sandboxNotice(s.sandboxStatus())...)
 		// issue 6: without the launcher, name the unapproved servers the
@@ -513,6 +520,11 @@ func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) 
 		}
 		return out
 	}
+	if tool == "mcp" && (input["search"] != nil || input["describe"] != nil) {
+		if why := withheldCatalogue(snap, raw); why != "" {
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": why}}, "removed": 1, "rules": []string{"catalogue-changed"}}, nil
+		}
+	}
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
 		return map[string]any{"content": one(str), "removed": removed, "rules": rules}, nil
@@ -527,6 +539,25 @@ func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) 
 		}
 	}
 	return map[string]any{"content": parts, "removed": removed, "rules": rules}, nil
+}
+
+// withheldCatalogue is why a proxy search or describe result is withheld:
+// it shows the model a tool whose description changed since pinned (or
+// hides content), which a person has not accepted. "" when it shows none.
+func withheldCatalogue(snap *guard.Snapshot, raw json.RawMessage) string {
+	changed := snap.ChangedTools()
+	if len(changed) == 0 {
+		return ""
+	}
+	text := string(raw) // JSON text: names appear as written
+	for _, c := range changed {
+		for _, n := range c.Names {
+			if n != "" && strings.Contains(text, n) {
+				return fmt.Sprintf("[piagent withheld this result: it describes %s's tool %s, which changed since it was pinned and no person has accepted; review: piagent-mcp get %s, accept: piagent-mcp approve %s --tools]", c.Server, c.Tool, c.Server, c.Server)
+			}
+		}
+	}
+	return ""
 }
 
 func realPath(p string) (string, bool) {
@@ -599,10 +630,14 @@ type state struct {
 	Blocks    []gate.Block  `json:"blocks"`
 	Servers   []serverState `json:"servers"`
 	Notice    []string      `json:"notice"`
+	// HiddenTools are tool names the extension takes out of the model's
+	// tool list: the direct and built-in names of tools whose catalogue
+	// changed since pinned.
+	HiddenTools []string `json:"hiddenTools"`
 }
 
 func stateOf(g *gate.Gate, quiet bool) state {
-	st := state{Project: g.Project, FullBlock: g.FullBlock(), Blocks: g.Blocks, Servers: []serverState{}, Notice: []string{}}
+	st := state{Project: g.Project, FullBlock: g.FullBlock(), Blocks: g.Blocks, Servers: []serverState{}, Notice: []string{}, HiddenTools: []string{}}
 	if st.Blocks == nil {
 		st.Blocks = []gate.Block{}
 	}

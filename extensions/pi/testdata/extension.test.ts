@@ -610,3 +610,23 @@ test("tool_result: structuredContent (Pi 1.6) is redacted too, kept in shape, an
     assert.doesNotMatch(JSON.stringify(r), /SECRET123/);
   });
 });
+
+test("session_start takes tools whose catalogue changed out of the model's tool list", async () => {
+  await withEnv({ PIAGENT_BIN: stub, STUB_HIDDEN: "mine_echo,mcp__mine__echo" }, async () => {
+    const handlers = new Map<string, any>();
+    let active = ["read", "bash", "mine_echo", "mine_other"];
+    const pi = {
+      on: (name: string, h: any) => void handlers.set(name, h),
+      registerCommand: () => {},
+      registerTool: () => {},
+      getAllTools: () => [],
+      getActiveTools: () => active,
+      setActiveTools: (names: string[]) => void (active = names),
+      events: { on: () => {}, emit: () => {} },
+    };
+    await piagentExtension(pi as any);
+    await handlers.get("session_start")({ type: "session_start", reason: "startup" }, fakeCtx(false).ctx);
+    assert.deepEqual(active, ["read", "bash", "mine_other"]);
+    await handlers.get("session_shutdown")({}, fakeCtx(false).ctx);
+  });
+});

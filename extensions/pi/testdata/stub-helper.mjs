@@ -14,6 +14,7 @@
 //   STUB_ERROR=METHOD      answer METHOD with an in-band error
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
 //   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
+//   STUB_HIDDEN=a,b        state lists these tools as hidden (their catalogue changed)
 //   STUB_TRUST=yes|no      host answers that trust.json decided the project so (unset: no entry)
 //
 // Rules: decide blocks `mcp` calls (and names containing "repo-tools_") for
@@ -137,6 +138,7 @@ const methods = {
       { name: "mine", state: "disabled", repositoryControlled: false },
     ],
     notice: approved.has("repo-tools") ? [] : ["piagent: MCP server repo-tools is pending-approval; fix: piagent-mcp approve repo-tools"],
+    hiddenTools: (process.env.STUB_HIDDEN ?? "").split(",").filter(Boolean),
   }),
 };
 
