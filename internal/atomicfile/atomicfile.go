@@ -15,12 +15,20 @@ import (
 	"github.com/rogpeppe/go-internal/lockedfile"
 )
 
-// Write replaces path with data atomically. Folders are created 0700.
-func Write(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// Write replaces path with data atomically, mode 0600. Folders are created
+// 0700.
+func Write(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	return WriteMode(path, data, 0o600)
+}
+
+// WriteMode replaces path with data atomically: a temporary file in the same
+// folder (which must exist), given mode, synced, renamed over path; the
+// folder is synced after. The one way piagent replaces a file.
+func WriteMode(path string, data []byte, mode os.FileMode) (err error) {
+	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
@@ -31,7 +39,7 @@ func Write(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err = tmp.Chmod(0o600); err != nil {
+	if err = tmp.Chmod(mode); err != nil {
 		return err
 	}
 	if _, err = tmp.Write(data); err != nil {
@@ -43,7 +51,14 @@ func Write(path string, data []byte) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // Update runs fn on the current content of path (nil when there is none)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	piext "github.com/piagent/piagent/extensions/pi"
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -107,30 +108,4 @@ func same(path string, want []byte) bool {
 
 // writeFileAtomic writes data next to path, syncs it, and renames it over
 // path, so a reader sees the old file or the new one, never half of one.
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteMode(path, data, 0o600) }

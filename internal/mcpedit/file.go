@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/jsonc"
 )
 
@@ -217,38 +218,10 @@ func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err 
 	return data, fi.Mode().Perm(), true, nil
 }
 
-// writeAtomic replaces path with data through a synced temporary file in the
-// same folder.
-func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+// writeAtomic replaces path with data (package atomicfile).
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := atomicfile.WriteMode(path, data, mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if f, err := os.Open(dir); err == nil {
-		_ = f.Sync()
-		f.Close()
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -54,7 +55,8 @@ func TestListAndMatch(t *testing.T) {
 			t.Errorf("Holds(%s) = %v, want %v", tc.p, ok, tc.hold)
 		}
 	}
-	if w := Watched(entries); len(w) != 4 {
+	// the adapter's cache, the catalogue pins, the mode store, both policies
+	if w := Watched(entries); len(w) != 5 || !slices.Contains(w, CataloguePins("/h")) {
 		t.Errorf("Watched = %v", w)
 	}
 }

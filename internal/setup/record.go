@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -86,26 +87,8 @@ func WriteRecord(path string, r Record) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return false, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".setup.json.tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteMode(path, data, 0o600); err != nil {
 		return false, err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return false, err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return false, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return false, err
-	}
-	if err := f.Close(); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, path)
+	return true, nil
 }
