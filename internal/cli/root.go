@@ -14,6 +14,7 @@ import (
 type app struct {
 	env  Env
 	name string // "piagent" or "piagent-mcp"
+	cat  *catalogueFiles
 }
 
 // mcpCmd is how this invocation spells the MCP commands in hints.

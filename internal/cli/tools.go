@@ -25,9 +25,29 @@ type toolsView struct {
 	tools     map[string]map[string]any // the seen tools as the cache holds them
 }
 
+// catalogueFiles are the adapter's cache and the pins, read once per
+// command (doctor asks for every server).
+type catalogueFiles struct {
+	mc      *mcpcache.Cache
+	mcErr   error
+	pins    map[string]catalogue.Pin
+	pinsErr error
+}
+
+func (a *app) catalogueFiles(g *gate.Gate) *catalogueFiles {
+	if a.cat == nil {
+		f := &catalogueFiles{}
+		f.mc, f.mcErr = mcpcache.Load(registry.AdapterCache(g.View.AgentDir))
+		f.pins, f.pinsErr = catalogue.Load(registry.CataloguePins(a.env.Home))
+		a.cat = f
+	}
+	return a.cat
+}
+
 func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	v := toolsView{Concealed: []string{}}
-	mc, err := mcpcache.Load(registry.AdapterCache(g.View.AgentDir))
+	files := a.catalogueFiles(g)
+	mc, err := files.mc, files.mcErr
 	if err != nil {
 		v.Err = err.Error()
 		return v
@@ -55,7 +75,7 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	for _, f := range seen.Concealed {
 		v.Concealed = append(v.Concealed, f.String())
 	}
-	pins, err := catalogue.Load(registry.CataloguePins(a.env.Home))
+	pins, err := files.pins, files.pinsErr
 	if err != nil {
 		v.Err = err.Error()
 		return v

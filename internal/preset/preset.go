@@ -277,20 +277,29 @@ func NeedsOf(entry map[string]any) []Need {
 	if pkg == "" {
 		return nil
 	}
+	return slices.Clone(needsByPackage()[pkg])
+}
+
+// needsByPackage maps each npx package a baseline runs to its needs, built
+// once.
+var needsByPackage = sync.OnceValue(func() map[string][]Need {
 	f := load()
 	ids := make([]string, 0, len(f.Servers))
 	for id := range f.Servers {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	out := map[string][]Need{}
 	for _, id := range ids {
 		s, _ := Baseline(id)
-		if npxPackage(s.Entry) == pkg {
-			return s.Needs
+		if pkg := npxPackage(s.Entry); pkg != "" {
+			if _, ok := out[pkg]; !ok {
+				out[pkg] = s.Needs
+			}
 		}
 	}
-	return nil
-}
+	return out
+})
 
 // npxPackage is the package name (without its version) an npx entry runs,
 // or "".
