@@ -40,6 +40,9 @@ func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 // mcp decides the MCP side of a call: which server it reaches, and whether
 // that server may be used.
 func (s *Snapshot) mcp(c Call) Decision {
+	if builtins[c.ToolName] {
+		return allow // Pi's own tools: the common case, decided first
+	}
 	switch {
 	case c.ToolName == "mcp":
 		return s.proxy(c.Input)
