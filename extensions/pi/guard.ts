@@ -59,6 +59,14 @@ export interface BrokerAnswer {
   reason: string;
 }
 
+/** One tool as pi.getAllTools() lists it, for the helper's `report`. */
+export interface ReportedTool {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  annotations?: unknown;
+}
+
 /** The helper's answer to `host` (docs/helper-protocol.md). */
 export interface HostAnswer {
   adapterLoads: boolean;
@@ -234,6 +242,11 @@ export class Guard {
     origin?: string;
   }): Promise<BrokerAnswer> {
     return this.request<BrokerAnswer>(project, "broker", params);
+  }
+
+  /** Reports the tools Pi's built-in MCP client registered, for their catalogue pins. */
+  report(project: string, tools: ReportedTool[]): Promise<{ servers: number; changed: string[] }> {
+    return this.request(project, "report", { tools });
   }
 
   /** Whether this Pi session loads the adapter, or the built-in MCP client must step aside. */

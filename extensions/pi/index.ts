@@ -34,6 +34,7 @@ import {
   type GateState,
   Guard,
   type HostAnswer,
+  type ReportedTool,
   type ServerState,
   unavailableReason,
   withheldText,
@@ -163,6 +164,8 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   const noRedact = new Set<string>();
   /** Whether the person was told that the helper is down (reset when it answers). */
   let toldDown = false;
+  /** What was last reported of the built-in client's tools, and to which helper. */
+  let lastReport = "";
 
   const projectOf = (ctx: ExtensionContext | undefined): string => ctx?.cwd || process.cwd();
 
@@ -226,6 +229,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     }
     shown.clear();
     noRedact.clear();
+    lastReport = "";
     toldDown = false;
     // What the decision that caused this reload did, said once more.
     const done = (carrier as { [AFTER_RELOAD]?: string })[AFTER_RELOAD];
@@ -256,10 +260,32 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     guard.stop();
   });
 
+  /**
+   * Pi's built-in MCP client writes no catalogue file: what it registered
+   * (pi.getAllTools(), with MCP annotations on Pi 1.6) is reported to the
+   * helper, which pins it at first sight and compares it after, before a
+   * call of one of its tools is decided.
+   */
+  async function reportBuiltin(project: string): Promise<void> {
+    const tools: ReportedTool[] = [];
+    for (const t of pi.getAllTools() as any[]) {
+      if (!String(t?.sourceInfo?.path ?? "").startsWith("builtin:") || !String(t?.name ?? "").startsWith("mcp__")) continue;
+      tools.push({ name: t.name, description: t.description, parameters: t.parameters, annotations: t.annotations });
+    }
+    await guard.client.start(project);
+    const key = `${guard.client.handshake?.pid}\u0000${JSON.stringify(tools)}`; // a restarted helper is told again
+    if (key === lastReport) return;
+    await guard.report(project, tools);
+    lastReport = key;
+  }
+
   pi.on("tool_call", async (event, ctx) => {
     lastCtx = ctx;
     let d;
     try {
+      if (event.toolName.startsWith("mcp__") && (sourcePathOf(event.toolName) ?? "").startsWith("builtin:")) {
+        await reportBuiltin(projectOf(ctx));
+      }
       d = await guard.decide(projectOf(ctx), {
         toolName: event.toolName,
         // Our policy tools only ask a question: the call they describe is data,

@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/piagent/piagent/internal/digest"
@@ -60,6 +61,103 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 		case len(seen.Concealed) > 0:
 			st.Concealed = seen.Concealed
 		case record:
+			if err := Record(pinsPath, key, seen, true, now); err != nil {
+				st.Err = err.Error()
+			}
+		}
+	}
+	return out
+}
+
+// ReportedTool is one tool as Pi lists it (pi.getAllTools()): the name the
+// model sees, and what it is told.
+type ReportedTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Parameters  any    `json:"parameters,omitempty"`
+	Annotations any    `json:"annotations,omitempty"`
+}
+
+// FromReport groups tools Pi's built-in MCP client registered (names
+// mcp__SERVER__TOOL) by the one server each belongs to, as catalogues of
+// the same shape as the adapter's cache entries, keyed by Pi's names. A
+// name that could belong to more than one server, or to none, is left out:
+// its calls are decided without a pin (and blocked when no server owns it).
+func FromReport(tools []ReportedTool, servers []string, owners func(name string, servers []string) []string) map[string]Catalogue {
+	entries := map[string][]map[string]any{}
+	for _, t := range tools {
+		o := owners(t.Name, servers)
+		if len(o) != 1 {
+			continue
+		}
+		m := map[string]any{"name": t.Name}
+		if t.Description != "" {
+			m["description"] = t.Description
+		}
+		if t.Parameters != nil {
+			m["inputSchema"] = t.Parameters
+		}
+		if t.Annotations != nil {
+			m["annotations"] = t.Annotations
+		}
+		entries[o[0]] = append(entries[o[0]], m)
+	}
+	out := map[string]Catalogue{}
+	for server, ts := range entries {
+		list := make([]any, len(ts))
+		for i, t := range ts {
+			list[i] = t
+		}
+		raw, err := json.Marshal(map[string]any{"tools": list})
+		if err != nil {
+			continue
+		}
+		if c, err := FromEntry(raw); err == nil {
+			out[server] = c
+		}
+	}
+	return out
+}
+
+// SeenSuffix marks the last changed catalogue Pi reported for a server: not
+// a pin, what a person accepts with approve --tools.
+const SeenSuffix = "\x00seen"
+
+// ReportedKey is the pin key of what Pi reported for a server: apart from
+// the cache's, since the names and shapes differ.
+func ReportedKey(g *gate.Gate, s *gate.Server) string { return KeyOf(g, s) + "\x00pi" }
+
+// StatesFromReport compares reported catalogues with their pins, pinning a
+// first sight, as States does for the adapter's cache.
+func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath string, now time.Time) map[string]*State {
+	out := map[string]*State{}
+	pins, perr := Load(pinsPath)
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		seen, ok := reported[s.Name]
+		if !ok || gate.Blocks(s.State) {
+			continue
+		}
+		st := &State{Seen: seen}
+		out[s.Name] = st
+		if perr != nil {
+			st.Err = perr.Error()
+			continue
+		}
+		key := ReportedKey(g, s)
+		pin, ok := pins[key]
+		switch {
+		case ok:
+			st.Diff = Compare(pin.Catalogue, seen)
+			if !st.Diff.Empty() {
+				// what was seen, for piagent-mcp approve NAME --tools to accept
+				if err := Record(pinsPath, key+SeenSuffix, seen, false, now); err != nil {
+					st.Err = err.Error()
+				}
+			}
+		case len(seen.Concealed) > 0:
+			st.Concealed = seen.Concealed
+		default:
 			if err := Record(pinsPath, key, seen, true, now); err != nil {
 				st.Err = err.Error()
 			}

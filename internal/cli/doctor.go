@@ -100,7 +100,7 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		if gate.Blocks(s.State) {
 			continue
 		}
-		if v := a.toolsOf(g, s); v.Err != "" || len(v.Concealed) > 0 || v.Pinned && !v.Diff.Empty() {
+		if v := a.toolsOf(g, s); v.Err != "" || v.waiting() {
 			d.Tools[s.Name] = v
 			d.Attention = true
 		}

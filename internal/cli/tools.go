@@ -44,6 +44,13 @@ func (a *app) catalogueFiles(g *gate.Gate) *catalogueFiles {
 	return a.cat
 }
 
+// waiting reports whether the catalogue waits for a person: it differs
+// from its pin (concealed content a person accepted is part of the pin), or
+// it is not pinned because it hides content.
+func (v toolsView) waiting() bool {
+	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || !v.Pinned && len(v.Concealed) > 0)
+}
+
 func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	v := toolsView{Concealed: []string{}}
 	files := a.catalogueFiles(g)
@@ -125,8 +132,25 @@ func (v toolsView) print(w io.Writer, name string) {
 	}
 }
 
+// reportedChange is the last changed catalogue Pi's built-in client
+// reported for a server (the helper records it), against its pin.
+func (a *app) reportedChange(g *gate.Gate, s *gate.Server) (catalogue.Pin, catalogue.Diff, bool) {
+	files := a.catalogueFiles(g)
+	if files.pinsErr != nil {
+		return catalogue.Pin{}, catalogue.Diff{}, false
+	}
+	key := catalogue.ReportedKey(g, s)
+	seen, ok := files.pins[key+catalogue.SeenSuffix]
+	if !ok {
+		return catalogue.Pin{}, catalogue.Diff{}, false
+	}
+	d := catalogue.Compare(files.pins[key].Catalogue, seen.Catalogue)
+	return seen, d, !d.Empty()
+}
+
 // approveTools records what a server offers now as its catalogue pin, after
-// showing how it differs from the last one.
+// showing how it differs from the last one: the adapter's cache, and what
+// Pi's built-in client last reported.
 func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 	s, err := a.findServer(g, name)
 	if err != nil {
@@ -134,13 +158,18 @@ func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 	}
 	v := a.toolsOf(g, s)
 	v.print(a.env.Stdout, s.Name)
+	rep, repDiff, repChanged := a.reportedChange(g, s)
+	if repChanged {
+		fmt.Fprintf(a.env.Stdout, "tools as Pi's built-in client listed them: changed since pinned: %s\n", repDiff.String())
+	}
+	cacheChanged := v.waiting()
 	switch {
-	case v.Err != "":
+	case v.Err != "" && !repChanged:
 		return refused(fmt.Errorf("the tools of %s cannot be accepted: %s", s.Name, v.Err))
-	case !v.Known:
+	case !v.Known && !repChanged:
 		return refused(fmt.Errorf("nothing to accept: the tools of %s are not known yet", s.Name),
 			"start Pi with 'piagent pi' so that the adapter lists them, then run this again")
-	case v.Pinned && v.Diff.Empty():
+	case !cacheChanged && !repChanged:
 		fmt.Fprintf(a.env.Stdout, "%s's tools are as pinned; no change\n", s.Name)
 		return nil
 	}
@@ -157,8 +186,16 @@ func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 			return refused(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
 		}
 	}
-	if err := catalogue.Record(registry.CataloguePins(a.env.Home), v.key, v.seen, false, a.env.now()); err != nil {
-		return refused(fmt.Errorf("cannot record the tools of %s: %w", s.Name, err))
+	pins := registry.CataloguePins(a.env.Home)
+	if cacheChanged || v.Known && !v.Pinned {
+		if err := catalogue.Record(pins, v.key, v.seen, false, a.env.now()); err != nil {
+			return refused(fmt.Errorf("cannot record the tools of %s: %w", s.Name, err))
+		}
+	}
+	if repChanged {
+		if err := catalogue.Record(pins, catalogue.ReportedKey(g, s), rep.Catalogue, false, a.env.now()); err != nil {
+			return refused(fmt.Errorf("cannot record the tools of %s: %w", s.Name, err))
+		}
 	}
 	a.refreshLaunch(g.Project)
 	fmt.Fprintf(a.env.Stdout, "accepted the tools of %s as they are now\n", s.Name)

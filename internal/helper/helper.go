@@ -29,6 +29,7 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/setup"
+	"github.com/piagent/piagent/internal/toolname"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -61,6 +62,9 @@ type Server struct {
 	probe       *sandbox.Status
 	optsOnce    sync.Once
 	opts        gate.Options
+	// reported are the catalogues Pi's built-in MCP client registered, as
+	// the extension reported them, against their pins (method report).
+	reported map[string]*catalogue.State
 }
 
 // Hello is the handshake line.
@@ -269,6 +273,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 			return nil, badParams(err)
 		}
 		return s.host(p.Argv), nil
+	case "report":
+		var p struct {
+			Tools []catalogue.ReportedTool `json:"tools"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, badParams(err)
+		}
+		return s.report(p.Tools)
 	case "state":
 		g, err := s.gate()
 		if err != nil {
@@ -375,7 +387,7 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 			Mode: mode, Session: s.session},
 		// What each usable server offered the model, against its pin; a
 		// first sight is pinned here.
-		Catalogues: catalogue.States(g, mc, registry.CataloguePins(s.Home), true, time.Now()),
+		Catalogues: s.catalogues(g, mc),
 	})
 	s.snapGate = g
 	return s.snap, nil
@@ -649,6 +661,45 @@ func stateOf(g *gate.Gate, quiet bool) state {
 		st.Notice = append(st.Notice, g.Notice()...)
 	}
 	return st
+}
+
+// catalogues are the adapter cache's catalogue states, and what Pi's
+// built-in client reported for servers the cache does not have. Called with
+// s.mu held.
+func (s *Server) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
+	out := catalogue.States(g, mc, registry.CataloguePins(s.Home), true, time.Now())
+	for name, st := range s.reported {
+		if _, ok := out[name]; !ok {
+			out[name] = st
+		}
+	}
+	return out
+}
+
+// report takes what the extension read from pi.getAllTools(): the tools of
+// Pi's built-in MCP client, pinned at first sight and compared after.
+func (s *Server) report(tools []catalogue.ReportedTool) (any, error) {
+	g, err := s.gate()
+	if err != nil {
+		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
+	}
+	names := make([]string, len(g.Servers))
+	for i := range g.Servers {
+		names[i] = g.Servers[i].Name
+	}
+	states := catalogue.StatesFromReport(g, catalogue.FromReport(tools, names, toolname.OwnersOfBuiltin), registry.CataloguePins(s.Home), time.Now())
+	s.mu.Lock()
+	s.reported = states
+	s.snap, s.snapGate = nil, nil
+	s.mu.Unlock()
+	changed := []string{}
+	for name, st := range states {
+		if !st.Diff.Empty() || len(st.Concealed) > 0 {
+			changed = append(changed, name)
+		}
+	}
+	sort.Strings(changed)
+	return map[string]any{"servers": len(states), "changed": changed}, nil
 }
 
 // addTools puts each server's catalogue state into the answer, and a
