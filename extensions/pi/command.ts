@@ -42,7 +42,7 @@ export const SUBCOMMANDS: Subcommand[] = [
   { name: "get", usage: "get NAME", help: "one server's merged definition and provenance", fits: () => true },
   { name: "doctor", usage: "doctor", help: "explain what stops MCP here and how to fix it" },
   {
-    name: "approve", usage: "approve NAME", help: "show what a repository server runs, then approve it",
+    name: "approve", usage: "approve NAME [--tools]", help: "show what a repository server runs, then approve it (--tools: accept what it now offers the model)",
     fits: (s) => !!s.repositoryControlled && (awaiting(s) || s.state === "rejected"), changes: true,
   },
   {
@@ -296,6 +296,26 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
         return;
       }
       const extra = args.slice(1).filter((a) => a !== "--yes" && a !== "-y");
+      if (extra.includes("--tools")) {
+        // Accepting what the server now offers the model: show the change
+        // (the CLI prints it, then refuses without --yes), ask, accept.
+        if (ctx.hasUI) {
+          const preview = await runCli(project, "approve", [name, "--tools"]);
+          const text = preview.stdout.trimEnd();
+          if (!/changed since pinned|concealed:/.test(text)) {
+            show(out, preview);
+            return;
+          }
+          const ok = await askNo(ctx, `Accept what MCP server ${name} now offers the model?\n\n${text}`, `Yes, accept the tools of ${name}`);
+          if (!ok) {
+            out.info(`piagent: the changed tools of ${name} stay blocked`);
+            return;
+          }
+        }
+        const run = await runCli(project, "approve", [name, "--tools", "--yes"]);
+        if (show(out, run)) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
+        return;
+      }
       let digest: string | undefined;
       if (ctx.hasUI) {
         // Show what will run before consent, exactly as the terminal shows
@@ -354,7 +374,7 @@ export const AFTER_RELOAD = Symbol.for("piagent.after-reload");
 /** The line of a CLI answer that says what was done ("approved x for …"). */
 export function resultLine(stdout: string): string | undefined {
   const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
-  return lines.find((l) => /^(approved|rejected|reset|enabled|disabled|removed|granted|forgot) /.test(l)) ?? lines.at(-1);
+  return lines.find((l) => /^(approved|rejected|reset|enabled|disabled|removed|granted|forgot|accepted) /.test(l)) ?? lines.at(-1);
 }
 
 async function afterChange(ctx: ExtensionCommandContext, out: Output, project: string, deps: McpCommandDeps, result?: string): Promise<void> {

@@ -630,3 +630,22 @@ test("session_start takes tools whose catalogue changed out of the model's tool 
     await handlers.get("session_shutdown")({}, fakeCtx(false).ctx);
   });
 });
+
+test("/piagent-mcp approve NAME --tools shows the change, asks with No first, then accepts", async () => {
+  const log = join(here, `.stub-tools-${process.pid}.log`);
+  await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
+    const { commands } = fakePi();
+    const cmd = commands.get("piagent-mcp")!;
+    const no = fakeCtx(true, { confirm: false });
+    await cmd.handler("approve repo-tools --tools", no.ctx);
+    const dialog = no.selects.find((s) => s.options[0] === "No");
+    assert.ok(dialog, "a dialog was shown");
+    assert.match(dialog!.title, /changed since pinned: changed: echo/);
+    assert.match(dialog!.title, /<U\+200B>/, "hidden characters shown");
+    assert.doesNotMatch(readFileSync(log, "utf8"), /--tools --yes/, "declining accepts nothing");
+    const yes = fakeCtx(true, { confirm: true });
+    await cmd.handler("approve repo-tools --tools", yes.ctx);
+    assert.match(readFileSync(log, "utf8"), /approve --project \S+ repo-tools --tools --yes/);
+  });
+  rmSync(log, { force: true });
+});
