@@ -64,10 +64,12 @@ func TestListJSONFields(t *testing.T) {
 			}
 		}
 		src := m["source"].(map[string]any)
-		for _, k := range []string{"file", "kind"} {
-			if _, ok := src[k]; !ok {
-				t.Errorf("source lacks %q", k)
-			}
+		if _, ok := src["file"]; !ok {
+			t.Errorf("source lacks file")
+		}
+		// issue 23, item 8: a server declared directly carries no "kind": ""
+		if k, ok := src["kind"]; ok {
+			t.Errorf("source of a directly declared server has kind %q", k)
 		}
 		if m["name"] == "repo" && (m["repositoryReason"] == nil || m["digest"] == nil || m["state"] != "pending-approval") {
 			t.Errorf("repository server row: %v", m)

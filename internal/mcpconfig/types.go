@@ -67,7 +67,7 @@ type Contribution struct {
 // Source is where the winning definition was written.
 type Source struct {
 	File string `json:"file"`
-	Kind string `json:"kind"` // import kind, "agent-plugin", "package", "claude-plugin", or "" when declared directly
+	Kind string `json:"kind,omitempty"` // import kind, "agent-plugin", "package", "claude-plugin"; absent when declared directly
 }
 
 // Server is one server as the adapter sees it, or as the union rule adds it.
