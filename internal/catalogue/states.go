@@ -47,24 +47,7 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 		if err != nil {
 			continue // the adapter could not use the entry either
 		}
-		st := &State{Seen: seen}
-		out[s.Name] = st
-		if perr != nil {
-			st.Err = perr.Error()
-			continue
-		}
-		key := KeyOf(g, s)
-		pin, ok := pins[key]
-		switch {
-		case ok:
-			st.Diff = Compare(pin.Catalogue, seen)
-		case len(seen.Concealed) > 0:
-			st.Concealed = seen.Concealed
-		case record:
-			if err := Record(pinsPath, key, seen, true, now); err != nil {
-				st.Err = err.Error()
-			}
-		}
+		out[s.Name] = against(seen, pins, perr, pinsPath, KeyOf(g, s), record, false, now)
 	}
 	return out
 }
@@ -138,30 +121,36 @@ func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath stri
 		if !ok || gate.Blocks(s.State) {
 			continue
 		}
-		st := &State{Seen: seen}
-		out[s.Name] = st
-		if perr != nil {
-			st.Err = perr.Error()
-			continue
-		}
-		key := ReportedKey(g, s)
-		pin, ok := pins[key]
-		switch {
-		case ok:
-			st.Diff = Compare(pin.Catalogue, seen)
-			if !st.Diff.Empty() {
-				// what was seen, for piagent-mcp approve NAME --tools to accept
-				if err := Record(pinsPath, key+SeenSuffix, seen, false, now); err != nil {
-					st.Err = err.Error()
-				}
-			}
-		case len(seen.Concealed) > 0:
-			st.Concealed = seen.Concealed
-		default:
-			if err := Record(pinsPath, key, seen, true, now); err != nil {
+		out[s.Name] = against(seen, pins, perr, pinsPath, ReportedKey(g, s), true, true, now)
+	}
+	return out
+}
+
+// against is one catalogue's state against the pin under key: a diff, or
+// concealed content waiting for a person, or (record) a first sight pinned
+// now. keepSeen records a changed catalogue as well, for approve --tools
+// to accept (what Pi reports exists nowhere else).
+func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key string, record, keepSeen bool, now time.Time) *State {
+	st := &State{Seen: seen}
+	if perr != nil {
+		st.Err = perr.Error()
+		return st
+	}
+	pin, ok := pins[key]
+	switch {
+	case ok:
+		st.Diff = Compare(pin.Catalogue, seen)
+		if keepSeen && !st.Diff.Empty() {
+			if err := Record(pinsPath, key+SeenSuffix, seen, false, now); err != nil {
 				st.Err = err.Error()
 			}
 		}
+	case len(seen.Concealed) > 0:
+		st.Concealed = seen.Concealed
+	case record:
+		if err := Record(pinsPath, key, seen, true, now); err != nil {
+			st.Err = err.Error()
+		}
 	}
-	return out
+	return st
 }

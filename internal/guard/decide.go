@@ -94,15 +94,18 @@ func (s *Snapshot) builtinTool(name string) Decision {
 		return Decision{Action: Block, Code: CodeUnknownMCP,
 			Reason: fmt.Sprintf("piagent: %s looks like an MCP tool of Pi's built-in client, but it names no server piagent knows, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", name)}
 	}
+	return s.anyOwner(owners, name, "tool "+name, fmt.Sprintf("servers whose tools Pi could name %s", name))
+}
+
+// anyOwner decides a call that any of owners could serve: each must let
+// called through (its state, then its catalogue); the first that does not
+// answers, naming the others when there are several.
+func (s *Snapshot) anyOwner(owners []string, called, via, several string) Decision {
 	for _, o := range owners {
-		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
-			d := blockFor(srv, "tool "+name)
+		if d := s.serverTool(o, called, via); d.Action != Allow {
 			if len(owners) > 1 {
-				d.Reason += fmt.Sprintf(" (servers whose tools Pi could name %s: %s)", name, strings.Join(owners, ", "))
+				d.Reason += fmt.Sprintf(" (%s: %s)", several, strings.Join(owners, ", "))
 			}
-			return d
-		}
-		if d := s.serverTool(o, name, "tool "+name); d.Action != Allow {
 			return d
 		}
 	}
@@ -236,16 +239,7 @@ func (s *Snapshot) proxy(in map[string]any) Decision {
 // name must be usable.
 func (s *Snapshot) unnamed(tool string) Decision {
 	owners := toolname.CouldServe(tool, s.reverse)
-	for _, o := range owners {
-		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
-			d := blockFor(srv, "the mcp call for "+tool)
-			if len(owners) > 1 {
-				d.Reason += fmt.Sprintf(" (servers that could serve %s: %s; name one with server)", tool, strings.Join(owners, ", "))
-			}
-			return d
-		}
-	}
-	return allow
+	return s.anyOwner(owners, tool, "the mcp call for "+tool, fmt.Sprintf("servers that could serve %s; name one with server", tool))
 }
 
 // directTool decides a tool name that some server's direct tools could own.

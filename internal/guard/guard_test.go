@@ -342,3 +342,32 @@ func TestBuiltinResourceListAllApproved(t *testing.T) {
 		}
 	}
 }
+
+// A changed tool is blocked on every surface that names it, with or
+// without its server; the unchanged tool passes on each (issue 21).
+func TestCatalogueSurfaces(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{"docs": {entry: with(url("https://d.example"), "directTools", true), repo: true, approved: true}})
+	seen := catalogue.Catalogue{Tools: map[string]string{"echo": "sha256:2", "other": "sha256:3"}}
+	st := &catalogue.State{Seen: seen, Diff: catalogue.Diff{Changed: []string{"echo"}}}
+	s := NewSnapshot(g, Options{Cache: cache(map[string][]string{"docs": {"echo", "other"}}), Catalogues: map[string]*catalogue.State{"docs": st}})
+	for _, tc := range []struct {
+		call    Call
+		blocked bool
+	}{
+		{Call{ToolName: "mcp", Input: map[string]any{"server": "docs", "tool": "echo"}}, true},
+		{Call{ToolName: "mcp", Input: map[string]any{"server": "docs", "tool": "other"}}, false},
+		{Call{ToolName: "mcp", Input: map[string]any{"tool": "docs_echo"}}, true},
+		{Call{ToolName: "mcp", Input: map[string]any{"tool": "docs_other"}}, false},
+		{Call{ToolName: "mcp__docs", Input: map[string]any{"tool": "echo"}}, true},
+		{Call{ToolName: "docs_echo"}, true},
+		{Call{ToolName: "docs_other"}, false},
+		{Call{ToolName: "mcp__docs__echo"}, true},
+		{Call{ToolName: "mcp__docs__other"}, false},
+	} {
+		d := s.Decide(tc.call)
+		if (d.Action == Block) != tc.blocked || tc.blocked && (d.Code != CodeCatalogue || d.State != "tools-changed" || !strings.Contains(d.Reason, "approve docs --tools")) {
+			t.Errorf("%s %v: %+v", tc.call.ToolName, tc.call.Input, d)
+		}
+	}
+}

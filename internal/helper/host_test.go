@@ -76,15 +76,7 @@ func TestRedactStripsConcealedFromMCPResults(t *testing.T) {
 // (issue 21, item 4), once what it offers differs from its pin.
 func TestStateCarriesToolStates(t *testing.T) {
 	t.Parallel()
-	home, cwd := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
-	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"), []byte(`{"mcpServers": {"mine": {"url": "https://m.example/mcp"}}}`), 0o644)
-	agent := filepath.Join(home, ".pi", "agent")
-	os.MkdirAll(agent, 0o755)
-	cache := func(desc string) {
-		os.WriteFile(filepath.Join(agent, "mcp-cache.json"), []byte(`{"version": 1, "servers": {"mine": {"configHash": "x", "cachedAt": 1700000000000,
-			"tools": [{"name": "echo", "description": "`+desc+`"}, {"name": "other"}], "resources": []}}}`), 0o644)
-	}
+	home, cwd, cache := pinnedWorld(t, "echo")
 	cache("Echo.")
 	c := start(t, home, cwd)
 	c.call("decide", map[string]any{"toolName": "mcp", "input": map[string]any{"server": "mine", "tool": "other"}})
@@ -115,15 +107,7 @@ func TestStateCarriesToolStates(t *testing.T) {
 // the changed description would reach the model there.
 func TestSearchResultsOfChangedToolsWithheld(t *testing.T) {
 	t.Parallel()
-	home, cwd := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
-	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"), []byte(`{"mcpServers": {"mine": {"url": "https://m.example/mcp"}}}`), 0o644)
-	agent := filepath.Join(home, ".pi", "agent")
-	os.MkdirAll(agent, 0o755)
-	cache := func(desc string) {
-		os.WriteFile(filepath.Join(agent, "mcp-cache.json"), []byte(`{"version": 1, "servers": {"mine": {"configHash": "x", "cachedAt": 1700000000000,
-			"tools": [{"name": "echo_text", "description": "`+desc+`"}, {"name": "other"}], "resources": []}}}`), 0o644)
-	}
+	home, cwd, cache := pinnedWorld(t, "echo_text")
 	cache("Echo.")
 	c := start(t, home, cwd)
 	c.call("decide", map[string]any{"toolName": "mcp", "input": map[string]any{"server": "mine", "tool": "other"}})
@@ -142,5 +126,19 @@ func TestSearchResultsOfChangedToolsWithheld(t *testing.T) {
 	}
 	if got := text(map[string]any{"search": "other"}, "mine_other: Other."); got != "mine_other: Other." {
 		t.Errorf("a search showing only unchanged tools: %q", got)
+	}
+}
+
+// pinnedWorld is a home with the user's server mine and the adapter's cache
+// of its tools (tool, with the description cache is given, and other).
+func pinnedWorld(t *testing.T, tool string) (home, cwd string, cache func(desc string)) {
+	home, cwd = t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"), []byte(`{"mcpServers": {"mine": {"url": "https://m.example/mcp"}}}`), 0o644)
+	agent := filepath.Join(home, ".pi", "agent")
+	os.MkdirAll(agent, 0o755)
+	return home, cwd, func(desc string) {
+		os.WriteFile(filepath.Join(agent, "mcp-cache.json"), []byte(`{"version": 1, "servers": {"mine": {"configHash": "x", "cachedAt": 1700000000000,
+			"tools": [{"name": "`+tool+`", "description": "`+desc+`"}, {"name": "other"}], "resources": []}}}`), 0o644)
 	}
 }
