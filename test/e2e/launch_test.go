@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -271,4 +272,43 @@ func TestLaunchEditHoldsBack(t *testing.T) {
 	if after := w.MarkerStarts("repo-tools"); after != before {
 		t.Errorf("the edited server started %d more time(s)", after-before)
 	}
+}
+
+// issue 23: the launcher started by its full path with piagent off PATH and
+// no PIAGENT_BIN hands its own path to the extension, so the guard answers
+// (a proxy call to the unapproved server is blocked by piagent, not for
+// want of a helper). The control, plain pi with the extension in the same
+// environment, cannot find the helper and blocks every call saying so.
+func TestLaunchByFullPathOffPATH(t *testing.T) {
+	t.Parallel()
+	bins := Binaries(t)
+	env := map[string]string{"PIAGENT_PI": PiCLI(), "PATH": deps.nodeBin + string(os.PathListSeparator) + "/usr/bin:/bin"}
+	if p, err := exec.LookPath("piagent"); err == nil && !strings.HasPrefix(p, deps.nodeBin) {
+		for _, dir := range filepath.SplitList(env["PATH"]) {
+			if filepath.Dir(p) == dir {
+				t.Skipf("piagent is installed in %s on this machine", dir)
+			}
+		}
+	}
+	opts := PiOptions{Prompt: "call the tool", Extensions: []string{extensionIndex()}, Env: env}
+
+	control := repoWorld(t)
+	control.SeedCache()
+	control.StartLLM(proxyEcho("repo-tools", "hi"), Say("done"))
+	r := control.RunPi(opts)
+	requireExit0(t, r)
+	if trs := r.ToolResults(); len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "PIAGENT_BIN") {
+		t.Fatalf("control: plain pi found a helper without PIAGENT_BIN or piagent on PATH: %+v", trs)
+	}
+
+	w := repoWorld(t)
+	w.SeedCache()
+	w.StartLLM(proxyEcho("repo-tools", "hi"), Say("done"))
+	r = w.RunProcess(append([]string{bins.Piagent, "pi"}, PiFlags(opts)...), opts)
+	requireExit0(t, r)
+	trs := r.ToolResults()
+	if len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "pending-approval") || strings.Contains(trs[0].Text, "PIAGENT_BIN") {
+		t.Errorf("through the launcher by full path: %+v", trs)
+	}
+	requireNoStart(t, w, "repo-tools")
 }
