@@ -224,8 +224,10 @@ func (p *Policy) decide(call Call, f *Facts) Decision {
 			confirms = append(confirms, r.confirms...)
 		}
 		in = p.toolIntent(call, f, func() []string { return p.writeTargets(call, f) })
-		if len(confirms) > 0 {
+		if ships(confirms) {
 			in = max(in, intentShip)
+		} else if len(confirms) > 0 {
+			in = max(in, intentSource)
 		}
 	}
 

@@ -88,5 +88,8 @@
 // .markdown, .rst, .txt or .adoc file inside the project are docs writes;
 // other writes, unknown tools, MCP tool calls and shell commands that are not
 // known to be read-only are source writes; shell commands a rule asks to
-// confirm (git push, publish, deploy) ship.
+// confirm (git push, publish, deploy) ship, except the destructive git
+// commands that act on the project itself (git clean -f, git reset --hard,
+// git stash clear/drop, git branch -D, git reflog expire, git gc
+// --prune=now), which ask a person in sourceWrite.
 package policy

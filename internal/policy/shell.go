@@ -132,11 +132,31 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 			in = max(in, intentDocs)
 		}
 	}
-	if len(out.confirms) > 0 {
+	if ships(out.confirms) {
 		in = intentShip
 	}
 	out.intent = in
 	return out
+}
+
+// localConfirms are shell rules whose confirmation is about the project
+// itself (a destructive git command inside the work tree): a person may
+// well want one while writing source, so they ask in sourceWrite instead
+// of needing ship.
+var localConfirms = map[string]bool{
+	"git-clean": true, "git-reset-hard": true, "git-stash-drop": true,
+	"git-branch-delete": true, "git-history-prune": true,
+}
+
+// ships reports whether a confirmation makes the call a ship action: any
+// that is not local.
+func ships(confirms []Decision) bool {
+	for _, c := range confirms {
+		if !localConfirms[c.Rule] {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleAction applies execRuleActions to a shell rule's action: the user's

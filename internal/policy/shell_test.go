@@ -72,6 +72,14 @@ func TestShell(t *testing.T) {
 		{"cd to a variable then relative read", base, "", call("bash", "command", `cd "$D" && cat notes.txt`), dyn},
 		{"for loop over variable", base, "", call("bash", "command", "for f in *.go; do cat $f; done"), dyn},
 		{"custom tool command", base, "", call("shell_exec", "command", "cat .npmrc"), read},
+		// issue 22, item 3: destructive inside the project asks in
+		// sourceWrite; ship-like confirmations still need ship.
+		{"git clean -fd asks in sourceWrite", base, ModeSourceWrite, call("bash", "command", "git clean -fd"), code{ActionConfirm, CodeShellRule}},
+		{"git branch -D asks", base, "", call("bash", "command", "git branch -D main"), code{ActionConfirm, CodeShellRule}},
+		{"history prune asks", base, "", call("bash", "command", "git reflog expire --expire=now --all && git gc --prune=now"), code{ActionConfirm, CodeShellRule}},
+		{"git stash clear in docsWrite is denied", base, ModeDocsWrite, call("bash", "command", "git stash clear"), denied},
+		{"git push still needs ship", base, ModeSourceWrite, call("bash", "command", "git push"), denied},
+		{"local and ship together need ship", base, ModeSourceWrite, call("bash", "command", "git clean -f && git push"), denied},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

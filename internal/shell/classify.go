@@ -734,12 +734,42 @@ func (cl *classifier) git(c *Command, args []Word) {
 		if has(flags, "-n", "--dry-run") {
 			return
 		}
-		if has(flags, "-f", "--force") && has(flags, "-d") && has(flags, "-x", "-X") {
+		switch {
+		case has(flags, "-f", "--force") && has(flags, "-d") && has(flags, "-x", "-X"):
 			cl.block(c, "git-clean-force", "git clean -fdx deletes every untracked and ignored file")
+		case has(flags, "-f", "--force"):
+			// Untracked files are in no commit: a person decides.
+			cl.confirm(c, "git-clean", "git clean -f deletes untracked files, which no commit holds")
 		}
 	case "reset":
-		if cl.ctx.Dirty && hasAny(rest, "--hard") {
+		switch {
+		case cl.ctx.Dirty && hasAny(rest, "--hard"):
 			cl.block(c, "git-reset-hard", "git reset --hard discards the uncommitted changes in the work tree")
+		case hasAny(rest, "--hard"):
+			cl.confirm(c, "git-reset-hard", "git reset --hard moves the branch and can leave commits behind")
+		}
+	case "switch":
+		if cl.ctx.Dirty && hasAny(rest, "--discard-changes", "-f", "--force") {
+			cl.block(c, "git-discard", "git switch --discard-changes overwrites the uncommitted changes in the work tree")
+		}
+	case "stash":
+		if op := firstOperand(rest); op == "clear" || op == "drop" {
+			cl.confirm(c, "git-stash-drop", "git stash "+op+" throws away stashed changes, which no branch holds")
+		}
+	case "branch":
+		flags, _ := parseGNU(rest, opts{})
+		if has(flags, "-D") || has(flags, "-d", "--delete") && has(flags, "-f", "--force") {
+			cl.confirm(c, "git-branch-delete", "git branch -D deletes a branch whether or not it was merged")
+		}
+	case "reflog":
+		if firstOperand(rest) == "expire" {
+			cl.confirm(c, "git-history-prune", "git reflog expire forgets where branches were, the way back to lost commits")
+		}
+	case "gc", "prune":
+		for _, a := range rest {
+			if a.Lit == "--prune=now" || a.Lit == "--prune=all" || sub == "prune" && a.Lit == "--expire=now" {
+				cl.confirm(c, "git-history-prune", "git "+sub+" deletes unreachable commits now")
+			}
 		}
 	case "checkout", "restore":
 		if !cl.ctx.Dirty {
