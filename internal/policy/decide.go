@@ -203,6 +203,7 @@ func (p *Policy) decide(call Call, f *Facts) Decision {
 	// 4. Shell analysis.
 	var in intent
 	var confirms []Decision
+	ships := false
 	isBash := call.ToolName == "bash"
 	if isBash {
 		cmd, ok := call.Input["command"].(string)
@@ -222,11 +223,13 @@ func (p *Policy) decide(call Call, f *Facts) Decision {
 				return *r.block
 			}
 			confirms = append(confirms, r.confirms...)
+			ships = ships || r.ships
 		}
 		in = p.toolIntent(call, f, func() []string { return p.writeTargets(call, f) })
-		if ships(confirms) {
+		switch {
+		case ships:
 			in = max(in, intentShip)
-		} else if len(confirms) > 0 {
+		case len(confirms) > 0:
 			in = max(in, intentSource)
 		}
 	}

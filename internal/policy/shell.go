@@ -14,6 +14,7 @@ type shellOutcome struct {
 	block    *Decision
 	intent   intent
 	confirms []Decision
+	ships    bool // a confirmation that is not about the project itself
 }
 
 // readOnlyCommands run without changing anything (their file arguments are
@@ -61,6 +62,8 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				d.Reason = fmt.Sprintf("shell rule %s: %q needs a person's confirmation", fd.Rule, fd.Command)
 			}
 			out.confirms = append(out.confirms, d)
+			// a rule the user or project made confirm ships, whatever it was
+			out.ships = out.ships || !fd.Local || fd.Action != ActionConfirm
 		}
 	}
 	cmds := a.Commands
@@ -79,6 +82,7 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				return shellOutcome{block: &d}
 			}
 			out.confirms = append(out.confirms, d)
+			out.ships = true
 		}
 	}
 	// Paths are checked against every folder the line may be in: the working
@@ -132,31 +136,11 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 			in = max(in, intentDocs)
 		}
 	}
-	if ships(out.confirms) {
+	if out.ships {
 		in = intentShip
 	}
 	out.intent = in
 	return out
-}
-
-// localConfirms are shell rules whose confirmation is about the project
-// itself (a destructive git command inside the work tree): a person may
-// well want one while writing source, so they ask in sourceWrite instead
-// of needing ship.
-var localConfirms = map[string]bool{
-	"git-clean": true, "git-reset-hard": true, "git-stash-drop": true,
-	"git-branch-delete": true, "git-history-prune": true,
-}
-
-// ships reports whether a confirmation makes the call a ship action: any
-// that is not local.
-func ships(confirms []Decision) bool {
-	for _, c := range confirms {
-		if !localConfirms[c.Rule] {
-			return true
-		}
-	}
-	return false
 }
 
 // ruleAction applies execRuleActions to a shell rule's action: the user's

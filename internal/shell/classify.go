@@ -17,6 +17,10 @@ type Finding struct {
 	Action  string // ActionBlock or ActionConfirm
 	Command string // a short rendering of the command, with secret-looking values masked
 	Detail  string // what triggered the rule, for a person
+	// Local marks a confirmation about the project itself (a destructive
+	// git command inside the work tree): a person may well want it while
+	// writing source, so it does not make the command a ship action.
+	Local bool
 }
 
 // Context is what the caller knows about the place a command line runs.
@@ -181,13 +185,17 @@ type classifier struct {
 }
 
 func (cl *classifier) add(c *Command, rule, action, detail string) {
-	r := render(c)
-	for _, f := range cl.out {
-		if f.Rule == rule && f.Command == r && f.Detail == detail {
+	cl.addFinding(c, Finding{Rule: rule, Action: action, Detail: detail})
+}
+
+func (cl *classifier) addFinding(c *Command, f Finding) {
+	f.Command = render(c)
+	for _, g := range cl.out {
+		if g.Rule == f.Rule && g.Command == f.Command && g.Detail == f.Detail {
 			return
 		}
 	}
-	cl.out = append(cl.out, Finding{Rule: rule, Action: action, Command: r, Detail: detail})
+	cl.out = append(cl.out, f)
 }
 
 func (cl *classifier) block(c *Command, rule, detail string) {
@@ -196,6 +204,11 @@ func (cl *classifier) block(c *Command, rule, detail string) {
 
 func (cl *classifier) confirm(c *Command, rule, detail string) {
 	cl.add(c, rule, ActionConfirm, detail)
+}
+
+// confirmLocal is a confirmation about the project itself (Finding.Local).
+func (cl *classifier) confirmLocal(c *Command, rule, detail string) {
+	cl.addFinding(c, Finding{Rule: rule, Action: ActionConfirm, Detail: detail, Local: true})
 }
 
 func (cl *classifier) command(c *Command) {
@@ -739,14 +752,14 @@ func (cl *classifier) git(c *Command, args []Word) {
 			cl.block(c, "git-clean-force", "git clean -fdx deletes every untracked and ignored file")
 		case has(flags, "-f", "--force"):
 			// Untracked files are in no commit: a person decides.
-			cl.confirm(c, "git-clean", "git clean -f deletes untracked files, which no commit holds")
+			cl.confirmLocal(c, "git-clean", "git clean -f deletes untracked files, which no commit holds")
 		}
 	case "reset":
 		switch {
 		case cl.ctx.Dirty && hasAny(rest, "--hard"):
 			cl.block(c, "git-reset-hard", "git reset --hard discards the uncommitted changes in the work tree")
 		case hasAny(rest, "--hard"):
-			cl.confirm(c, "git-reset-hard", "git reset --hard moves the branch and can leave commits behind")
+			cl.confirmLocal(c, "git-reset-hard", "git reset --hard moves the branch and can leave commits behind")
 		}
 	case "switch":
 		if cl.ctx.Dirty && hasAny(rest, "--discard-changes", "-f", "--force") {
@@ -754,21 +767,21 @@ func (cl *classifier) git(c *Command, args []Word) {
 		}
 	case "stash":
 		if op := firstOperand(rest); op == "clear" || op == "drop" {
-			cl.confirm(c, "git-stash-drop", "git stash "+op+" throws away stashed changes, which no branch holds")
+			cl.confirmLocal(c, "git-stash-drop", "git stash "+op+" throws away stashed changes, which no branch holds")
 		}
 	case "branch":
 		flags, _ := parseGNU(rest, opts{})
 		if has(flags, "-D") || has(flags, "-d", "--delete") && has(flags, "-f", "--force") {
-			cl.confirm(c, "git-branch-delete", "git branch -D deletes a branch whether or not it was merged")
+			cl.confirmLocal(c, "git-branch-delete", "git branch -D deletes a branch whether or not it was merged")
 		}
 	case "reflog":
 		if firstOperand(rest) == "expire" {
-			cl.confirm(c, "git-history-prune", "git reflog expire forgets where branches were, the way back to lost commits")
+			cl.confirmLocal(c, "git-history-prune", "git reflog expire forgets where branches were, the way back to lost commits")
 		}
 	case "gc", "prune":
 		for _, a := range rest {
 			if a.Lit == "--prune=now" || a.Lit == "--prune=all" || sub == "prune" && a.Lit == "--expire=now" {
-				cl.confirm(c, "git-history-prune", "git "+sub+" deletes unreachable commits now")
+				cl.confirmLocal(c, "git-history-prune", "git "+sub+" deletes unreachable commits now")
 			}
 		}
 	case "checkout", "restore":
