@@ -20,6 +20,7 @@ package catalogue
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,20 +134,10 @@ func (c *Catalogue) scan(item string, v any) {
 
 func (c *Catalogue) scanText(item, s string) {
 	for _, class := range Concealed(s) {
-		f := Finding{Item: item, Class: class}
-		if !containsFinding(c.Concealed, f) {
+		if f := (Finding{Item: item, Class: class}); !slices.Contains(c.Concealed, f) {
 			c.Concealed = append(c.Concealed, f)
 		}
 	}
-}
-
-func containsFinding(fs []Finding, f Finding) bool {
-	for _, g := range fs {
-		if g == f {
-			return true
-		}
-	}
-	return false
 }
 
 // Diff is how a catalogue differs from its pin, by item name, sorted.
@@ -162,23 +153,6 @@ type Diff struct {
 // Empty reports no difference.
 func (d Diff) Empty() bool {
 	return len(d.Changed) == 0 && len(d.New) == 0 && len(d.Removed) == 0 && len(d.Resources) == 0 && len(d.Prompts) == 0 && !d.Instructions
-}
-
-// Blocks reports whether a call of tool is stopped by the diff: a tool
-// that changed or is new. Unchanged tools keep working; so does every tool
-// when only resources, prompts or instructions changed (which the session
-// notice and doctor report).
-func (d Diff) Blocks(tool string) bool {
-	return contains(d.Changed, tool) || contains(d.New, tool)
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Compare returns how seen differs from pin.
@@ -267,10 +241,10 @@ func (st *State) Stops(tool string) (state, why string, stop bool) {
 		}
 		return "", "", false
 	}
-	if contains(st.Diff.Changed, tool) {
+	if slices.Contains(st.Diff.Changed, tool) {
 		return "tools-changed", "tool " + tool + "'s description, schema or annotations changed since it was pinned", true
 	}
-	if contains(st.Diff.New, tool) {
+	if slices.Contains(st.Diff.New, tool) {
 		return "tools-changed", "tool " + tool + " is new since the server's tools were pinned", true
 	}
 	return "", "", false

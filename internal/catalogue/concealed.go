@@ -1,6 +1,9 @@
 package catalogue
 
-import "unicode/utf8"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // MaxText is the longest description or other text a person is expected to
 // read whole; a longer one is flagged, since what the model reads past a
@@ -19,61 +22,69 @@ const (
 	ClassBadUnicode = "invalid UTF-8"
 )
 
+// classOf is the one rule for what a person cannot see in a character: its
+// class, or "" for a visible one. A joiner (ZWJ, ZWNJ) and a variation
+// selector are hidden only in runs (a lone one is how emoji and some
+// scripts are written); the callers count runs.
+func classOf(r rune) string {
+	switch {
+	case r >= 0xE0000 && r <= 0xE007F:
+		return ClassTags
+	case r == 0x200B || r == 0x2060 || r == 0xFEFF || r == 0x180E, isJoiner(r):
+		return ClassZeroWidth
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return ClassBidi
+	case isSelector(r):
+		return ClassSelectors
+	case r == 0x1B, r == 0x9B, r == 0x9D:
+		return ClassEscapes
+	case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7F && r < 0xA0:
+		return ClassControl
+	}
+	return ""
+}
+
+func isJoiner(r rune) bool   { return r == 0x200C || r == 0x200D }
+func isSelector(r rune) bool { return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF }
+
+// inRun reports whether rs[i], a joiner or a selector, has a neighbour of
+// its own kind.
+func inRun(rs []rune, i int) bool {
+	same := isJoiner
+	if isSelector(rs[i]) {
+		same = isSelector
+	}
+	return i > 0 && same(rs[i-1]) || i+1 < len(rs) && same(rs[i+1])
+}
+
+// hiddenAt is rs[i]'s class when a person cannot see it there.
+func hiddenAt(rs []rune, i int) string {
+	c := classOf(rs[i])
+	if (isJoiner(rs[i]) || isSelector(rs[i])) && !inRun(rs, i) {
+		return ""
+	}
+	return c
+}
+
 // Concealed lists the classes of concealed content in s, in a fixed order,
 // each once.
 func Concealed(s string) []string {
-	var tags, zw, bidi, sel, esc, ctl, bad bool
-	run, joiners := 0, 0
-	for i, r := range s {
-		// A joiner (ZWJ, ZWNJ) alone is how emoji sequences and some
-		// scripts are written; two or more in a row hide something.
-		if r == 0x200C || r == 0x200D {
-			joiners++
-			if joiners >= 2 {
-				zw = true
-			}
-		} else {
-			joiners = 0
-		}
-		if r == utf8.RuneError && !validAt(s, i) {
-			bad = true
-		}
-		switch {
-		case r >= 0xE0000 && r <= 0xE007F:
-			tags = true
-		case r == 0x200B || r == 0x2060 || r == 0xFEFF || r == 0x180E:
-			zw = true
-		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
-			bidi = true
-		case r == 0x1B, r == 0x9B, r == 0x9D:
-			esc = true
-		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7F && r < 0xA0:
-			ctl = true
-		}
-		if r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF {
-			run++
-			if run >= 2 {
-				sel = true
-			}
-		} else {
-			run = 0
+	found := map[string]bool{}
+	rs := []rune(s)
+	for i := range rs {
+		if c := hiddenAt(rs, i); c != "" {
+			found[c] = true
 		}
 	}
+	found[ClassBadUnicode] = !utf8.ValidString(s)
+	found[ClassLong] = len(rs) > MaxText
 	var out []string
-	for _, c := range []struct {
-		on    bool
-		class string
-	}{{tags, ClassTags}, {zw, ClassZeroWidth}, {bidi, ClassBidi}, {sel, ClassSelectors}, {esc, ClassEscapes}, {ctl, ClassControl}, {bad, ClassBadUnicode}, {utf8.RuneCountInString(s) > MaxText, ClassLong}} {
-		if c.on {
-			out = append(out, c.class)
+	for _, c := range []string{ClassTags, ClassZeroWidth, ClassBidi, ClassSelectors, ClassEscapes, ClassControl, ClassBadUnicode, ClassLong} {
+		if found[c] {
+			out = append(out, c)
 		}
 	}
 	return out
-}
-
-func validAt(s string, i int) bool {
-	r, size := utf8.DecodeRuneInString(s[i:])
-	return !(r == utf8.RuneError && size == 1)
 }
 
 // Visible renders s with concealed characters made visible, for the person
@@ -81,60 +92,32 @@ func validAt(s string, i int) bool {
 func Visible(s string) string {
 	out := make([]rune, 0, len(s))
 	for _, r := range s {
-		hidden := r >= 0xE0000 && r <= 0xE007F || r >= 0xE0100 && r <= 0xE01EF ||
-			r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0x180E ||
-			r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C ||
-			r >= 0xFE00 && r <= 0xFE0F ||
-			r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7F && r < 0xA0
-		if !hidden {
-			out = append(out, r)
-			continue
-		}
-		if r == 0x1B {
+		switch {
+		case r == 0x1B:
 			out = append(out, []rune("<ESC>")...)
-			continue
+		case classOf(r) != "":
+			out = append(out, []rune(fmt.Sprintf("<U+%04X>", r))...)
+		default:
+			out = append(out, r)
 		}
-		out = append(out, []rune(hex(r))...)
 	}
 	return string(out)
 }
 
-func hex(r rune) string {
-	const digits = "0123456789ABCDEF"
-	b := []byte("<U+")
-	n := 4
-	if r > 0xFFFF {
-		n = 5
-	}
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, digits[(r>>(4*uint(i)))&0xF])
-	}
-	return string(append(b, '>'))
-}
-
-// Strip removes concealed characters from a tool result before the model
-// sees it: tag characters, zero-width and bidi controls, variation-selector
-// runs (a lone selector after an emoji stays) and terminal escapes (the
-// ESC and the sequence's introducer). It reports how many it removed.
+// Strip removes what a person cannot see from a tool result before the
+// model reads it, by the same rule as Concealed (a lone joiner or selector
+// stays; control characters other than escapes stay, since results carry
+// them legitimately), and reports how many characters it removed.
 func Strip(s string) (string, int) {
-	out := make([]rune, 0, len(s))
-	removed := 0
 	rs := []rune(s)
-	for i, r := range rs {
-		isSel := r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF
-		inRun := isSel && (i > 0 && isSelector(rs[i-1]) || i+1 < len(rs) && isSelector(rs[i+1]))
-		switch {
-		case r >= 0xE0000 && r <= 0xE007F,
-			r == 0x200B || r == 0x2060 || r == 0xFEFF || r == 0x180E,
-			r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C,
-			r == 0x1B, r == 0x9B, r == 0x9D,
-			inRun:
+	out := make([]rune, 0, len(rs))
+	removed := 0
+	for i := range rs {
+		if c := hiddenAt(rs, i); c != "" && c != ClassControl {
 			removed++
 			continue
 		}
-		out = append(out, r)
+		out = append(out, rs[i])
 	}
 	return string(out), removed
 }
-
-func isSelector(r rune) bool { return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF }

@@ -2,6 +2,7 @@ package toolname
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 )
 
@@ -213,14 +214,5 @@ func BuiltinToolName(server, tool string) string {
 		return name
 	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
-	return name[:builtinMaxName-9] + "_" + hexString(sum[:4])
-}
-
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 2*len(b))
-	for _, c := range b {
-		out = append(out, digits[c>>4], digits[c&0xF])
-	}
-	return string(out)
+	return name[:builtinMaxName-9] + "_" + hex.EncodeToString(sum[:4])
 }
