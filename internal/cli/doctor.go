@@ -406,7 +406,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	extension := false
 	if data, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil {
 		if entries, err := setup.ParsePackages(data); err == nil {
-			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, readManifest)
+			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, setup.ReadManifest)
 			st := setup.Inspect(pkgs, extensionDir(a.env.Home))
 			h.Adapter = st.Adapter != nil
 			h.Ordered = st.Extension != nil && st.Ordered()

@@ -170,12 +170,9 @@ func (a *app) probe() (*probe, error) {
 		return nil, refused(fmt.Errorf("%s: %w", p.settings, err),
 			"fix the file by hand (it is Pi's); piagent never rewrites Pi's settings")
 	}
-	p.pkgs = setup.Classify(entries, p.where, readManifest)
+	p.pkgs = setup.Classify(entries, p.where, setup.ReadManifest)
 	return p, nil
 }
-
-// readManifest reads name and version from dir/package.json.
-func readManifest(dir string) (setup.Manifest, bool) { return setup.ReadManifest(dir) }
 
 // findPi locates Pi and the Node that will run it, and checks both versions.
 func (p *probe) findPi(a *app) {
@@ -658,7 +655,7 @@ func (a *app) setupCheck(asJSON bool) error {
 		}
 	}
 	if st.Adapter != nil {
-		m, ok := readManifest(filepath.Join(p.where.AgentDir, "npm", "node_modules", setup.AdapterName))
+		m, ok := setup.ReadManifest(filepath.Join(p.where.AgentDir, "npm", "node_modules", setup.AdapterName))
 		if ok {
 			out.AdapterInstalled = m.Version
 		} else {

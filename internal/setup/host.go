@@ -178,14 +178,9 @@ func AdapterLoads(agentDir, home string, args []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, e := range entries {
-		if name, _, ok := ParseNPM(e.Source); ok && name == AdapterName {
+	for _, p := range Classify(entries, Where{AgentDir: agentDir, Home: home}, ReadManifest) {
+		if p.Kind == KindAdapter {
 			return true, nil
-		}
-		if IsLocal(e.Source) {
-			if m, ok := ReadManifest(ResolveLocal(e.Source, agentDir, home)); ok && m.Name == AdapterName {
-				return true, nil
-			}
 		}
 	}
 	return false, nil
