@@ -564,12 +564,32 @@ func withheldCatalogue(snap *guard.Snapshot, raw json.RawMessage) string {
 	text := string(raw) // JSON text: names appear as written
 	for _, c := range changed {
 		for _, n := range c.Names {
-			if n != "" && strings.Contains(text, n) {
+			if containsName(text, n) {
 				return fmt.Sprintf("[piagent withheld this result: it describes %s's tool %s, which changed since it was pinned and no person has accepted; review: piagent-mcp get %s, accept: piagent-mcp approve %s --tools]", c.Server, c.Tool, c.Server, c.Server)
 			}
 		}
 	}
 	return ""
+}
+
+// containsName reports whether text names the tool name as a whole word
+// (not inside a longer identifier).
+func containsName(text, name string) bool {
+	ident := func(b byte) bool {
+		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-'
+	}
+	for from := 0; name != ""; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(name)
+		if (start == 0 || !ident(text[start-1])) && (end == len(text) || !ident(text[end])) {
+			return true
+		}
+		from = start + 1
+	}
+	return false
 }
 
 func realPath(p string) (string, bool) {

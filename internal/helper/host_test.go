@@ -124,8 +124,10 @@ func TestSearchResultsOfChangedToolsWithheld(t *testing.T) {
 			t.Errorf("%v: %q", in, got)
 		}
 	}
-	if got := text(map[string]any{"search": "other"}, "mine_other: Other."); got != "mine_other: Other." {
-		t.Errorf("a search showing only unchanged tools: %q", got)
+	for _, body := range []string{"mine_other: Other.", "mine_other: does not echo_textual things"} {
+		if got := text(map[string]any{"search": "other"}, body); got != body {
+			t.Errorf("a search showing only unchanged tools: %q", got)
+		}
 	}
 }
 
