@@ -282,8 +282,9 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   pi.on("tool_call", async (event, ctx) => {
     lastCtx = ctx;
     let d;
+    const sourcePath = sourcePathOf(event.toolName);
     try {
-      if (event.toolName.startsWith("mcp__") && (sourcePathOf(event.toolName) ?? "").startsWith("builtin:")) {
+      if (event.toolName.startsWith("mcp__") && (sourcePath ?? "").startsWith("builtin:")) {
         await reportBuiltin(projectOf(ctx));
       }
       d = await guard.decide(projectOf(ctx), {
@@ -294,7 +295,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         // `.env` would be blocked as a read of it. They still pass the gate
         // (full blocks, registry, mode) like any call.
         input: ownPolicyTool(event.toolName) ? {} : event.input,
-        sourcePath: sourcePathOf(event.toolName),
+        sourcePath,
         toolCallId: event.toolCallId,
       });
     } catch (err) {
