@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -383,7 +385,7 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		Registry:    reg,
 		Resolve:     resolve,
 		Policy:      pol,
-		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob,
+		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob, Tree: tree,
 			Mode: mode, Session: s.session},
 		// What each usable server offered the model, against its pin; a
 		// first sight is pinned here.
@@ -608,6 +610,41 @@ func glob(pattern string) ([]string, bool) {
 // resolve follows the symlinks of p at every level: the longest prefix that
 // exists is resolved and the rest joined to it, since Pi's write creates
 // missing folders beneath whatever that prefix points at.
+// treeLimit bounds what tree lists: past it, a folder is judged by every
+// path it could hold.
+const treeLimit = 20000
+
+// tree lists what is below dir, without following links (a link is
+// listed, and the policy resolves it), whose base names match name.
+func tree(dir, name string) ([]string, bool) {
+	var out []string
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll // nothing there yet
+			}
+			return err
+		}
+		if n++; n > treeLimit {
+			return errTreeLimit
+		}
+		if p == dir {
+			return nil
+		}
+		if name != "" {
+			if ok, _ := path.Match(name, d.Name()); !ok {
+				return nil
+			}
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err == nil
+}
+
+var errTreeLimit = errors.New("too many files")
+
 func resolve(p string) string {
 	rest := ""
 	for q := p; ; {

@@ -34,7 +34,13 @@ type Facts struct {
 	// names: the guard passes filepath.Glob. ok false, or a nil Glob, makes
 	// Decide judge the glob by every path it could match instead, which
 	// blocks more (`cat *` can reach auth.json).
-	Glob    func(pattern string) (matches []string, ok bool)
+	Glob func(pattern string) (matches []string, ok bool)
+	// Tree lists the files and folders below an absolute folder whose base
+	// names match name (path.Match; "" for any), the way find would: for
+	// judging `grep -r x src` or `find . -name '*.txt' -exec cat {} \;` by
+	// what is there. ok false (too many, unreadable), or a nil Tree, judges
+	// by every path the folder could hold instead.
+	Tree    func(dir, name string) (paths []string, ok bool)
 	Dirty   bool   // the project has uncommitted work (git reset --hard, git clean)
 	Mode    string // the person's chosen mode; "" uses the policy's
 	Session *SessionState
@@ -347,10 +353,29 @@ func (p *Policy) matchForm(segs, hs []string, exemptRead, shell bool) (string, b
 	if hit == "" {
 		return "", false
 	}
-	if exemptRead && firstMatch(p.allowRead, segs, hs) != "" {
+	allowRead := firstMatch(p.allowRead, segs, hs) != ""
+	if exemptRead && allowRead {
 		return "", false
 	}
+	if !allowRead && hit == ".env*" && len(segs) > 0 && exampleName(segs[len(segs)-1]) {
+		return "", false // .env.example.bak, .env.template: a copy of no secret
+	}
 	return hit, true
+}
+
+// exampleName reports whether a .env file's name marks it as an example
+// or template (.env.example, .env.local.sample, .env.template.bak): files
+// that show which variables exist and hold no values. The exact names in
+// allowReadPaths stay unwritable; their copies and kin are not secrets.
+func exampleName(base string) bool {
+	parts := strings.Split(strings.ToLower(base), ".")
+	for _, p := range parts[1:] {
+		switch p {
+		case "example", "sample", "template", "dist", "defaults":
+			return true
+		}
+	}
+	return false
 }
 
 func firstMatch(set []entry, segs, hs []string) string {

@@ -243,6 +243,9 @@ func cdTarget(c *shCommand, f *Facts) (string, bool) {
 
 // shellPathAnywhere checks a path word from each folder the line may be in.
 func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool, cwds []string, unknownCwd bool) (Decision, bool) {
+	if w.Dynamic && w.Pattern == "/dev/fd/*" {
+		return Decision{}, false // a process substitution's pipe
+	}
 	lit := w.Lit
 	if w.Dynamic && w.Pattern != "" {
 		lit = w.Pattern
@@ -296,6 +299,25 @@ func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Dec
 				if rule, hit := p.protectedHit(m, f, hs, read, true); hit {
 					return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Rule: rule, Subject: w.Lit,
 						Reason: fmt.Sprintf("the shell command %s %q, a glob that matches a protected path (rule %q); name the files literally", verb, w.Lit, rule)}, true
+				}
+			}
+			return Decision{}, false
+		}
+	}
+	if w.Under != "" && f.Tree != nil {
+		// Files below a folder: judge the ones there.
+		dir := w.Under
+		switch {
+		case dir == "~" || strings.HasPrefix(dir, "~/"):
+			dir = f.Home + dir[1:]
+		case !strings.HasPrefix(dir, "/"):
+			dir = strings.TrimSuffix(f.Cwd, "/") + "/" + dir
+		}
+		if found, ok := f.Tree(path.Clean(dir), w.Name); ok {
+			for _, m := range found {
+				if rule, hit := p.protectedHit(m, f, hs, read, true); hit {
+					return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Rule: rule, Subject: w.Under,
+						Reason: fmt.Sprintf("the shell command %s the files below %q, and %s is a protected path (rule %q); name the files literally or leave it out", verb, w.Under, m, rule)}, true
 				}
 			}
 			return Decision{}, false

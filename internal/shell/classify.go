@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -49,9 +50,40 @@ func Classify(a *Analysis, ctx Context) []Finding {
 				c = r
 			}
 		}
-		cl.command(c)
+		for _, cwd := range cl.cwds(c) {
+			cl.cur = cwd
+			cl.command(c)
+		}
 	}
 	return cl.out
+}
+
+// cwds are the absolute folders c may run in ("" for one not known).
+func (cl *classifier) cwds(c *Command) []string {
+	if len(c.Dirs) == 0 {
+		return []string{cl.ctx.Cwd}
+	}
+	out := make([]string, 0, len(c.Dirs))
+	for _, d := range c.Dirs {
+		abs := ""
+		switch {
+		case d == "?":
+		case d == "":
+			abs = cl.ctx.Cwd
+		case d == "~" || strings.HasPrefix(d, "~/"):
+			if cl.ctx.Home != "" {
+				abs = path.Join(cl.ctx.Home, d[1:])
+			}
+		case strings.HasPrefix(d, "/"):
+			abs = path.Clean(d)
+		case cl.ctx.Cwd != "":
+			abs = path.Join(cl.ctx.Cwd, d)
+		}
+		if !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // scan gathers what the rules need from the whole line: whether the
@@ -80,8 +112,6 @@ func (cl *classifier) scan(a *Analysis) {
 		}
 		name := progName(c.Argv[0].Lit)
 		switch name {
-		case "cd", "pushd", "popd":
-			cl.cwdMoved = true
 		case "cp", "ln", "install", "mv", "rsync", "link":
 			_, pos := parseGNU(c.Argv[1:], opts{short: "tSgmo", long: " target-directory suffix "})
 			if len(pos) < 2 {
@@ -174,10 +204,10 @@ func cleanAbs(p string) string {
 }
 
 type classifier struct {
-	ctx      Context
-	cwdMoved bool // a cd in the line: relative paths are not relative to ctx.Cwd
-	depth    int  // opaque code re-read as shell (hidesGate)
-	out      []Finding
+	ctx   Context
+	cur   string // the folder the command being classified runs in ("" unknown)
+	depth int    // opaque code re-read as shell (hidesGate)
+	out   []Finding
 
 	vars            map[string][]Word // literal assignments, by name
 	aliases         map[string]bool   // names piagent was copied or built to
@@ -223,7 +253,7 @@ func (cl *classifier) command(c *Command) {
 	name := progName(c.Argv[0].Lit)
 	args := c.Argv[1:]
 	switch name {
-	case "rm":
+	case "rm", "rimraf":
 		cl.rm(c, args)
 	case "find":
 		cl.findDelete(c)
@@ -277,6 +307,9 @@ func (cl *classifier) command(c *Command) {
 		cl.deploy(c, name, args)
 	case "scp", "rsync":
 		cl.remoteCopy(c, name, args)
+		if name == "rsync" {
+			cl.rsyncDelete(c, args)
+		}
 	default:
 		if strings.HasPrefix(name, "mkfs") {
 			cl.block(c, "mkfs", name+" creates a file system, erasing the device")
@@ -330,15 +363,161 @@ func operandsOf(args []Word) []string {
 
 func (cl *classifier) rm(c *Command, args []Word) {
 	flags, pos := parseGNU(args, opts{})
-	if !has(flags, "-r", "-R", "--recursive") {
+	if !has(flags, "-r", "-R", "--recursive") && c.Name != "rimraf" {
 		return
 	}
-	for _, t := range pos {
-		if why := cl.rootReason(c, t); why != "" {
-			cl.block(c, "rm-root", "rm -r of "+why)
+	cl.deleteTrees(c, "rm -r", pos)
+}
+
+// deleteTrees decides a recursive delete of targets: blocked for the
+// system, the home folder and what holds the project, and for anything
+// outside the project and the temporary folder; confirmed for the project
+// itself and where the folder is not known; allowed inside the project and
+// in the temporary folder.
+func (cl *classifier) deleteTrees(c *Command, what string, targets []Word) {
+	for _, t := range targets {
+		switch pl, why := cl.placeOf(c, t); pl {
+		case placeRoot:
+			cl.block(c, "rm-root", what+" of "+why)
 			return
+		case placeOutside:
+			cl.block(c, "rm-outside", what+" of "+why+", outside the project and the temporary folder")
+			return
+		case placeProject:
+			cl.confirmLocal(c, "rm-project", what+" of "+why+", the project itself")
+		case placeUnknown:
+			cl.confirm(c, "rm-unknown", what+" of "+why+" in a folder not known before the line runs")
 		}
 	}
+}
+
+// place is what a path names, for the rules that delete or replace trees.
+type place int
+
+const (
+	placeInside  place = iota // below the project root, or in the temporary folder
+	placeProject              // the project root itself, or everything in it
+	placeOutside              // anywhere else: the home folder's contents, other projects
+	placeRoot                 // /, a top-level folder, home, an ancestor of home or the project
+	placeUnknown              // a relative path where the folder is not known
+)
+
+// tempRoots are the temporary folders: what is below them is scratch.
+var tempRoots = []string{"/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/dev/shm/"}
+
+// placeOf classifies the tree t names, with a short rendering for the
+// reason. A glob that can list everything in a folder names the folder.
+func (cl *classifier) placeOf(c *Command, t Word) (place, string) {
+	if t.Expands {
+		if c != nil && c.Outer != nil && strings.Contains(t.Lit, "{}") {
+			if why := cl.findReason(c.Outer, true); why != "" {
+				return placeRoot, why
+			}
+			roots, _ := findParts(c.Outer.Argv[1:])
+			worst, why := placeInside, ""
+			for _, r := range roots {
+				pl, w := cl.placeOf(nil, r)
+				if pl == placeProject {
+					pl = placeInside // a selective find below the project root
+				}
+				if pl > worst {
+					worst, why = pl, "what find matches under "+w
+				}
+			}
+			return worst, why
+		}
+		lit, ok := homeVar(t.Lit)
+		if !ok {
+			lit, ok = tempVar(t.Lit)
+		}
+		if !ok {
+			return placeRoot, "a path computed at run time"
+		}
+		t = Word{Lit: lit, Dynamic: strings.ContainsAny(lit, "*?[{")}
+		if t.Dynamic {
+			t.Pattern = lit
+		}
+	}
+	p, child := t.Lit, false
+	if t.Dynamic {
+		dir, rest := globDir(t)
+		if !broadGlob(rest) && !cl.holdsRoot(dir, rest) {
+			child = true // names some entries of dir, not all
+		}
+		p = dir
+	}
+	if !child && cl.isRoot(p, t.Dynamic, false) {
+		if t.Dynamic {
+			return placeRoot, "everything in " + display(p)
+		}
+		return placeRoot, display(p)
+	}
+	abs := cl.absOf(p)
+	switch {
+	case abs == "" && t.Dynamic && !child:
+		return placeRoot, "everything in a folder not known before the line runs"
+	case abs == "":
+		return placeUnknown, display(t.Lit)
+	case child && abs == "/":
+		return placeRoot, display(t.Lit)
+	case child:
+		abs = path.Join(abs, "x")
+	}
+	root := cl.ctx.ProjectRoot
+	switch {
+	case root != "" && strings.HasPrefix(strings.ToLower(root), strings.ToLower(abs)+"/"):
+		return placeRoot, display(t.Lit) + ", which holds the project"
+	case root != "" && strings.EqualFold(abs, root):
+		return placeProject, display(t.Lit)
+	case root != "" && strings.HasPrefix(strings.ToLower(abs), strings.ToLower(root)+"/"):
+		return placeInside, ""
+	}
+	if home := cl.ctx.Home; home == "" || !strings.HasPrefix(abs, home+"/") {
+		// the home folder is never scratch, wherever it is
+		if cl.inTemp(abs) {
+			return placeInside, ""
+		}
+	}
+	return placeOutside, display(t.Lit)
+}
+
+// absOf resolves a path as written against the home folder and the folder
+// the command runs in; "" when either is needed and not known.
+func (cl *classifier) absOf(p string) string {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return path.Clean(p)
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if cl.ctx.Home == "" {
+			return ""
+		}
+		return path.Join(cl.ctx.Home, p[1:])
+	case strings.HasPrefix(p, "~"):
+		return ""
+	case cl.cur == "":
+		return ""
+	}
+	return path.Join(cl.cur, p)
+}
+
+// tempVar rewrites a leading $TMPDIR, ${TMPDIR} or ${TMPDIR:-/tmp} (and
+// TMP, TEMP) to /tmp: the variable names the temporary folder, and a
+// default is decided as its expansion only when it is one too.
+func tempVar(lit string) (string, bool) {
+	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} {
+		for _, form := range []string{"${" + v + "}", "$" + v, "${" + v + ":-/tmp}", "${" + v + "-/tmp}", "${" + v + ":-/var/tmp}"} {
+			rest, ok := strings.CutPrefix(lit, form)
+			if !ok || rest == "" || rest[0] != '/' || strings.ContainsAny(rest, "$`") {
+				continue
+			}
+			rest = path.Clean("/" + rest)
+			if rest == "/" {
+				return "", false
+			}
+			return "/tmp" + rest, true
+		}
+	}
+	return "", false
 }
 
 // rootReason says why deleting t recursively would destroy the system,
@@ -496,23 +675,23 @@ func (cl *classifier) isRoot(p string, contents, project bool) bool {
 		rel := path.Clean(p)
 		if rel == "." || rel == ".." || strings.Trim(rel, "./") == "" {
 			if !project && rel == "." && !contents {
-				if cl.ctx.Cwd == "" || cl.cwdMoved {
+				if cl.cur == "" {
 					return false
 				}
-				return cl.isRoot(cl.ctx.Cwd, false, project)
+				return cl.isRoot(cl.cur, false, project)
 			}
 			if rel == "." && contents {
-				if cl.ctx.Cwd == "" || cl.cwdMoved {
+				if cl.cur == "" {
 					return project
 				}
-				return cl.isRoot(cl.ctx.Cwd, false, project)
+				return cl.isRoot(cl.cur, false, project)
 			}
 			return true
 		}
-		if cl.ctx.Cwd == "" || cl.cwdMoved {
+		if cl.cur == "" {
 			return false
 		}
-		abs = path.Join(cl.ctx.Cwd, rel)
+		abs = path.Join(cl.cur, rel)
 	}
 	if abs == "/" || strings.Count(abs, "/") == 1 {
 		return true
@@ -541,10 +720,10 @@ func (cl *classifier) holdsRoot(dir, rest string) bool {
 		}
 		abs = path.Join(cl.ctx.Home, dir[1:])
 	default:
-		if cl.ctx.Cwd == "" || cl.cwdMoved {
+		if cl.cur == "" {
 			return strings.Trim(path.Clean(dir), "./") == "" && path.Clean(dir) != "."
 		}
-		abs = path.Join(cl.ctx.Cwd, dir)
+		abs = path.Join(cl.cur, dir)
 	}
 	if abs == "/" {
 		return true
@@ -757,13 +936,13 @@ func (cl *classifier) git(c *Command, args []Word) {
 	case "reset":
 		switch {
 		case cl.ctx.Dirty && hasAny(rest, "--hard"):
-			cl.block(c, "git-reset-hard", "git reset --hard discards the uncommitted changes in the work tree")
+			cl.confirmLocal(c, "git-reset-hard", "git reset --hard discards the uncommitted changes in the work tree")
 		case hasAny(rest, "--hard"):
 			cl.confirmLocal(c, "git-reset-hard", "git reset --hard moves the branch and can leave commits behind")
 		}
 	case "switch":
 		if cl.ctx.Dirty && hasAny(rest, "--discard-changes", "-f", "--force") {
-			cl.block(c, "git-discard", "git switch --discard-changes overwrites the uncommitted changes in the work tree")
+			cl.confirmLocal(c, "git-discard", "git switch --discard-changes overwrites the uncommitted changes in the work tree")
 		}
 	case "stash":
 		if op := firstOperand(rest); op == "clear" || op == "drop" {
@@ -799,7 +978,7 @@ func (cl *classifier) git(c *Command, args []Word) {
 			}
 		}
 		if discard {
-			cl.block(c, "git-discard", "git "+sub+" overwrites the uncommitted changes in the work tree")
+			cl.confirmLocal(c, "git-discard", "git "+sub+" overwrites the uncommitted changes in the work tree")
 		}
 	}
 }
@@ -1171,6 +1350,51 @@ func (cl *classifier) deploy(c *Command, name string, args []Word) {
 	if ship {
 		cl.confirm(c, "deploy", name+" deploys or removes a live service")
 	}
+}
+
+// rsyncDelete decides rsync --delete (and its kin) as a recursive delete
+// of what the destination holds: the destination's place decides, and in
+// the project a person confirms.
+func (cl *classifier) rsyncDelete(c *Command, args []Word) {
+	del := false
+	for _, a := range args {
+		if strings.HasPrefix(a.Lit, "--delete") || a.Lit == "--remove-source-files" {
+			del = true
+		}
+	}
+	_, pos := parseGNU(args, opts{short: "eBfT", long: " rsh rsync-path filter exclude include exclude-from include-from files-from temp-dir partial-dir compare-dest copy-dest link-dest chmod chown usermap groupmap out-format log-file password-file port "})
+	if !del || len(pos) < 2 {
+		return
+	}
+	dest := pos[len(pos)-1]
+	if !dest.Dynamic && remotePath(dest.Lit) {
+		return // remote-copy asks already
+	}
+	switch pl, why := cl.placeOf(c, dest); pl {
+	case placeRoot:
+		cl.block(c, "rm-root", "rsync --delete into "+why)
+	case placeOutside:
+		cl.block(c, "rm-outside", "rsync --delete into "+why+", outside the project and the temporary folder")
+	case placeInside, placeProject:
+		if why == "" {
+			if abs := cl.absOf(dest.Lit); abs != "" && (!cl.inTemp(abs) || strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/")) {
+				cl.confirmLocal(c, "rsync-delete", "rsync --delete deletes what "+display(dest.Lit)+" holds beyond its source")
+			}
+			return
+		}
+		cl.confirmLocal(c, "rsync-delete", "rsync --delete deletes what "+why+" holds beyond its source")
+	case placeUnknown:
+		cl.confirm(c, "rm-unknown", "rsync --delete into "+why+" in a folder not known before the line runs")
+	}
+}
+
+func (cl *classifier) inTemp(abs string) bool {
+	for _, tmp := range tempRoots {
+		if strings.HasPrefix(abs, tmp) {
+			return true
+		}
+	}
+	return false
 }
 
 func (cl *classifier) remoteCopy(c *Command, name string, args []Word) {

@@ -30,8 +30,10 @@ func classify(t *testing.T, src string, ctx Context) []Finding {
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	const (
-		rmRoot   = "rm-root:block"
-		gateSelf = "gate-self:block"
+		rmRoot    = "rm-root:block"
+		rmProject = "rm-project:confirm"
+		rmOutside = "rm-outside:block"
+		gateSelf  = "gate-self:block"
 	)
 	dirty := testCtx
 	dirty.Dirty = true
@@ -50,13 +52,13 @@ func TestClassify(t *testing.T) {
 		{src: "rm -rf ~/*", want: []string{rmRoot}},
 		{src: `rm -rf "$HOME"`, want: []string{rmRoot}},
 		{src: "rm -rf ${HOME}/", want: []string{rmRoot}},
-		{src: "rm -rf .", want: []string{rmRoot}},
+		{src: "rm -rf .", want: []string{rmProject}},
 		{src: "rm -rf ..", want: []string{rmRoot}},
-		{src: "rm -rf ./", want: []string{rmRoot}},
+		{src: "rm -rf ./", want: []string{rmProject}},
 		{src: "rm -rf ../..", want: []string{rmRoot}},
-		{src: "rm -rf *", want: []string{rmRoot}},
-		{src: "rm -rf /home/u/proj", want: []string{rmRoot}},
-		{src: "rm -rf /home/u/proj/", want: []string{rmRoot}},
+		{src: "rm -rf *", want: []string{rmProject}},
+		{src: "rm -rf /home/u/proj", want: []string{rmProject}},
+		{src: "rm -rf /home/u/proj/", want: []string{rmProject}},
 		{src: "rm -rf /home/u", want: []string{rmRoot}},
 		{src: "rm -rf /home", want: []string{rmRoot}},
 		{src: "rm -rf /usr", want: []string{rmRoot}},
@@ -73,9 +75,10 @@ func TestClassify(t *testing.T) {
 		{src: "sudo rm -rf /", want: []string{rmRoot}},
 		{src: "RM -RF /", want: []string{rmRoot}},
 		{src: "/bin/rm -rf /", want: []string{rmRoot}},
-		{src: "ls | xargs rm -rf", want: []string{rmRoot}},
-		{src: "cd / && rm -rf *", want: []string{rmRoot}},
-		{src: "rm -rf ~/proj", want: []string{rmRoot}},
+		{src: "ls | xargs rm -rf", want: []string{rmProject}}, // as rm -rf *
+		{src: "ls -a | xargs rm -rf", want: []string{rmRoot}},
+		{src: "cd / && rm -rf *", want: []string{rmProject, rmRoot}},
+		{src: "rm -rf ~/proj", want: []string{rmProject}},
 		{src: "bash -c 'rm -rf /'", want: []string{rmRoot}},
 		{src: "find . -exec rm -rf {} +", want: []string{rmRoot}},
 		{src: "rm -rf ./build"},
@@ -83,20 +86,20 @@ func TestClassify(t *testing.T) {
 		{src: "rm -rf build/*"},
 		{src: "rm -rf dist/ build/ *.egg-info"},
 		{src: "rm -rf */build"},
-		{src: "rm -rf .*", want: []string{rmRoot}},
-		{src: "rm -rf */", want: []string{rmRoot}},
+		{src: "rm -rf .*", want: []string{rmProject}},
+		{src: "rm -rf */", want: []string{rmProject}},
 		{src: "rm -rf ~/.[a-z]*", want: []string{rmRoot}},
 		{src: "rm -rf /h*", want: []string{rmRoot}},
 		{src: "rm -rf /home/u*", want: []string{rmRoot}},
 		{src: "rm -rf ../p*", want: []string{rmRoot}},
-		{src: "rm -rf ~/*.log"},
-		{src: "rm -r ~/x"},
+		{src: "rm -rf ~/*.log", want: []string{rmOutside}},
+		{src: "rm -r ~/x", want: []string{rmOutside}},
 		{src: "rm -rf /tmp/x"},
 		{src: "rm -f *"},
-		{src: "rm -rf node_modules ~/.cache/x"},
+		{src: "rm -rf node_modules ~/.cache/x", want: []string{rmOutside}},
 		{src: "rm -rf *", ctx: subdir},
 		{src: "rm -rf ../web-old", ctx: subdir},
-		{src: "rm -rf $HOME/.cache/x"},
+		{src: "rm -rf $HOME/.cache/x", want: []string{rmOutside}},
 		{src: "find . -name node_modules -exec rm -rf {} +"},
 		{src: `echo "rm -rf /"`},
 		// find -delete
@@ -136,11 +139,11 @@ func TestClassify(t *testing.T) {
 		{src: "git clean -n"},
 		{src: "git clean -ndx"},
 		{src: "git clean -fdx --dry-run"},
-		{src: "git reset --hard", ctx: dirty, want: []string{"git-reset-hard:block"}},
-		{src: "git reset --hard HEAD~1", ctx: dirty, want: []string{"git-reset-hard:block"}},
+		{src: "git reset --hard", ctx: dirty, want: []string{"git-reset-hard:confirm"}},
+		{src: "git reset --hard HEAD~1", ctx: dirty, want: []string{"git-reset-hard:confirm"}},
 		{src: "git reset --hard", want: []string{"git-reset-hard:confirm"}},
 		{src: "git reset HEAD~1"},
-		{src: "git switch --discard-changes main", ctx: dirty, want: []string{"git-discard:block"}},
+		{src: "git switch --discard-changes main", ctx: dirty, want: []string{"git-discard:confirm"}},
 		{src: "git switch main", ctx: dirty},
 		{src: "git stash clear", want: []string{"git-stash-drop:confirm"}},
 		{src: "git stash drop stash@{0}", want: []string{"git-stash-drop:confirm"}},
@@ -154,9 +157,9 @@ func TestClassify(t *testing.T) {
 		{src: "git gc"},
 		{src: "git reflog"},
 		{src: "git reset --soft HEAD~1", ctx: dirty},
-		{src: "git checkout -- .", ctx: dirty, want: []string{"git-discard:block"}},
-		{src: "git restore .", ctx: dirty, want: []string{"git-discard:block"}},
-		{src: "git checkout -f main", ctx: dirty, want: []string{"git-discard:block"}},
+		{src: "git checkout -- .", ctx: dirty, want: []string{"git-discard:confirm"}},
+		{src: "git restore .", ctx: dirty, want: []string{"git-discard:confirm"}},
+		{src: "git checkout -f main", ctx: dirty, want: []string{"git-discard:confirm"}},
 		{src: "git restore --staged .", ctx: dirty},
 		{src: "git checkout main", ctx: dirty},
 		{src: "git checkout -- ."},
@@ -314,7 +317,8 @@ func TestClassifyUnknownContext(t *testing.T) {
 	if got := rules(classify(t, "rm -rf ~/", Context{})); !cmp.Equal(got, []string{"rm-root:block"}) {
 		t.Errorf("rm -rf ~/ without context = %v", got)
 	}
-	if got := rules(classify(t, "rm -rf build", Context{})); got != nil {
+	// A relative path in a folder not known: a person decides.
+	if got := rules(classify(t, "rm -rf build", Context{})); !cmp.Equal(got, []string{"rm-unknown:confirm"}) {
 		t.Errorf("rm -rf build without context = %v", got)
 	}
 }

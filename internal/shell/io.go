@@ -174,11 +174,11 @@ var noIO = map[string]bool{
 var catLike = map[string]string{
 	"cat": "", "tac": "s", "nl": "bdfhilnsvw", "less": "bhjkoOpPtTxyz", "more": "n", "most": "",
 	"head": "nc", "tail": "ncs", "bat": "lLmHrp", "batcat": "lLmHrp", "view": "", "strings": "ntTe",
-	"xxd": "cglos", "od": "AjNtw", "hexdump": "enosC", "hd": "enos", "base64": "w", "base32": "w",
+	"xxd": "cglos", "od": "AjNtw", "hexdump": "efns", "hd": "efns", "base64": "w", "base32": "w",
 	"basenc": "w", "md5sum": "", "sha1sum": "", "sha224sum": "", "sha256sum": "", "sha384sum": "",
 	"sha512sum": "", "shasum": "a", "cksum": "a", "b2sum": "l", "sum": "", "wc": "", "sort": "kotST",
 	"cut": "bcdf", "paste": "d", "join": "12jeot", "comm": "", "diff": "CUIxXLFD", "diff3": "L",
-	"sdiff": "ow", "cmp": "in", "fold": "w", "fmt": "wgp", "rev": "", "column": "cstoO", "iconv": "fto",
+	"sdiff": "ow", "cmp": "in", "fold": "w", "fmt": "wgp", "rev": "", "column": "csoONHRWEdl", "iconv": "fto",
 	"expand": "t", "unexpand": "t", "zcat": "", "bzcat": "", "xzcat": "", "zless": "", "zmore": "",
 	"pr": "hlwoNs", "split": "lbnCa", "csplit": "fbn", "tr": "", "uniq": "fsw", "look": "t",
 	"vis": "", "unvis": "", "hexyl": "nsl", "jless": "", "fx": "", "glow": "sw", "gpg": "ouor",
@@ -337,6 +337,21 @@ func commandIO(c *Command, s *sink) {
 			pos = pos[1:]
 		}
 		s.read(pos...)
+		// A recursive search reads every file below its folders.
+		recursive := name == "rg" || name == "ag" || name == "ack" || has(flags, "-r", "-R", "--recursive", "--dereference-recursive")
+		for _, v := range values(flags, "-d", "--directories") {
+			recursive = recursive || v.Lit == "recurse"
+		}
+		if recursive {
+			if len(pos) == 0 {
+				pos = []Word{{Lit: "."}}
+			}
+			for _, p := range pos {
+				if !p.Dynamic {
+					s.read(treeWord(p.Lit))
+				}
+			}
+		}
 		return
 	}
 	for _, code := range codeArgs(c) {
@@ -429,11 +444,16 @@ func commandIO(c *Command, s *sink) {
 		}
 		if !has(flags, "-p", "-l", "-t", "-v", "-Z") {
 			dir := "."
-			if d := values(flags, "-d"); len(d) > 0 {
-				dir = d[0].Lit
+			if d := values(flags, "-d"); len(d) > 0 && !d[0].Dynamic {
 				s.tree(d[0])
+				s.write(treeWord(d[0].Lit))
+			} else {
+				if len(d) > 0 {
+					dir = d[0].Lit
+					s.tree(d[0])
+				}
+				s.write(dirContents(dir))
 			}
-			s.write(dirContents(dir))
 		}
 	case "git":
 		gitIO(args, s)
@@ -541,6 +561,13 @@ func dirContents(dir string) Word {
 		sep = ""
 	}
 	return Word{Lit: dir + sep + "*", Dynamic: true, Expands: true, Pattern: escapeLit(dir) + sep + "**"}
+}
+
+// treeWord stands for every file below dir (Word.Under).
+func treeWord(dir string) Word {
+	w := dirContents(dir)
+	w.Under = dir
+	return w
 }
 
 func hasInPlace(args []Word) bool {

@@ -3,6 +3,8 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -63,6 +65,12 @@ type Word struct {
 	// (path.Match syntax, `*` does not cross `/`), and `**` for anything an
 	// expansion may produce, `/` included. Empty for a literal word.
 	Pattern string `json:",omitempty"`
+	// Under, when set, is a folder as written, and the word stands for the
+	// files below it, at any depth, whose base names match Name (any name
+	// when Name is ""): find's {}, the folder grep -r reads, what unzip -d
+	// writes. The caller may list them instead of judging Pattern.
+	Under string `json:",omitempty"`
+	Name  string `json:",omitempty"`
 }
 
 // Redirect is one redirection of a command. Op is ">", ">>", "<", "<>",
@@ -106,6 +114,13 @@ type Command struct {
 	// Outer is the command that runs this one and supplies its dynamic
 	// arguments: the find of a `find … -exec`.
 	Outer *Command `json:",omitempty"`
+	// Dirs are the folders the command may run in, following the cd,
+	// pushd and popd before it in the same shell: "" is the folder the line
+	// starts in, a relative path is relative to that folder, "~" paths are
+	// in the home folder, and "?" is a folder not known before the line
+	// runs. A cd can fail, so the folders before it stay possible. Nil
+	// means only the starting folder.
+	Dirs []string `json:",omitempty"`
 }
 
 // Assignment is a variable assignment anywhere in a command line: a
@@ -143,14 +158,51 @@ type walker struct {
 	cmds    []Command
 	assigns []Assignment
 	err     error
+	dirs    []string // where the next command may run (Command.Dirs)
+	// vars are variables with a known value (walker.value); changed is set
+	// once a command that may create, move or link files was seen.
+	vars    map[string]Word
+	changed bool
+}
+
+// apart runs fn as the shell runs a subshell: a cd inside does not move
+// the commands after it.
+func (w *walker) apart(fn func()) {
+	dirs := w.dirs
+	fn()
+	w.dirs = dirs
+}
+
+func (w *walker) setVar(name string, v Word) {
+	if name == "IFS" {
+		w.changed = true // word splitting changes: no value is known
+		return
+	}
+	if strings.ContainsAny(v.Lit, " \t\n") {
+		return // split into words where it is used
+	}
+	if w.vars == nil {
+		w.vars = map[string]Word{}
+	}
+	w.vars[name] = v
 }
 
 func (w *walker) assign(as *syntax.Assign, sc scope) {
 	if as == nil || as.Name == nil {
 		return
 	}
+	if w.vars != nil {
+		delete(w.vars, as.Name.Value)
+	}
+	if as.Name.Value == "IFS" {
+		w.changed = true
+	}
 	if as.Value != nil {
-		w.assigns = append(w.assigns, Assignment{Name: as.Name.Value, Value: wordOnly(as.Value, sc)})
+		v := wordOnly(as.Value, sc)
+		w.assigns = append(w.assigns, Assignment{Name: as.Name.Value, Value: v})
+		if !v.Expands && !w.changed && !as.Append && as.Index == nil {
+			w.setVar(as.Name.Value, v)
+		}
 	}
 	if as.Array != nil {
 		for _, el := range as.Array.Elems {
@@ -186,7 +238,11 @@ func (w *walker) parse(src string, sc scope, depth int, in string) error {
 	sc.depth = depth
 	sc.src = src
 	sc.pipeIn, sc.pipeArgv = "", nil
-	w.stmts(f.Stmts, sc)
+	if in == "eval" || in == "alias" || depth == 0 {
+		w.stmts(f.Stmts, sc) // the same shell
+	} else {
+		w.apart(func() { w.stmts(f.Stmts, sc) }) // another process
+	}
 	return w.err
 }
 
@@ -267,7 +323,7 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			in := sc.with("pipeline")
-			w.stmt(c.X, in)
+			w.apart(func() { w.stmt(c.X, in) })
 			in.pipeIn = sc.text(c.X)
 			if call, ok := c.X.Cmd.(*syntax.CallExpr); ok && len(c.X.Redirs) == 0 {
 				in.pipeArgv = make([]Word, len(call.Args))
@@ -275,13 +331,13 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 					in.pipeArgv[i] = wordOnly(a, sc)
 				}
 			}
-			w.stmt(c.Y, in)
+			w.apart(func() { w.stmt(c.Y, in) })
 			return
 		}
 		w.stmt(c.X, sc)
 		w.stmt(c.Y, sc)
 	case *syntax.Subshell:
-		w.stmts(c.Stmts, sc.with("subshell"))
+		w.apart(func() { w.stmts(c.Stmts, sc.with("subshell")) })
 	case *syntax.Block:
 		w.stmts(c.Stmts, sc)
 	case *syntax.IfClause:
@@ -293,15 +349,25 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 		w.stmts(c.Cond, sc)
 		w.stmts(c.Do, sc)
 	case *syntax.ForClause:
+		known := ""
 		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
 			for _, item := range it.Items {
 				w.assigns = append(w.assigns, Assignment{Name: it.Name.Value, Value: wordOnly(item, sc)})
+			}
+			if len(it.Items) == 1 && !w.changed {
+				if v := wordOnly(it.Items[0], sc); !v.Expands {
+					known = it.Name.Value
+					w.setVar(known, v)
+				}
 			}
 		}
 		if c.Loop != nil {
 			w.nested(c.Loop, sc)
 		}
 		w.stmts(c.Do, sc)
+		if known != "" {
+			delete(w.vars, known)
+		}
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			w.nested(c.Word, sc)
@@ -319,7 +385,7 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 		if c.Name != nil {
 			in.fn = c.Name.Value
 		}
-		w.stmt(c.Body, in)
+		w.apart(func() { w.stmt(c.Body, in) })
 	case *syntax.TimeClause:
 		in := sc
 		in.wrappers = appendWrapper(sc.wrappers, "time")
@@ -351,10 +417,10 @@ func (w *walker) nested(n syntax.Node, sc scope) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
-			w.stmts(x.Stmts, sc.with("cmdsubst"))
+			w.apart(func() { w.stmts(x.Stmts, sc.with("cmdsubst")) })
 			return false
 		case *syntax.ProcSubst:
-			w.stmts(x.Stmts, sc.with("procsubst"))
+			w.apart(func() { w.stmts(x.Stmts, sc.with("procsubst")) })
 			return false
 		}
 		return w.err == nil
@@ -411,7 +477,116 @@ func (w *walker) emit(c Command, sc scope, bg bool) {
 	if c.Outer == nil {
 		c.Outer = sc.outer
 	}
+	c.Dirs = w.dirs
 	w.cmds = append(w.cmds, c)
+	if !w.changed && !readsOnly(&c) {
+		w.changed = true
+	}
+	switch c.Name {
+	case "cd", "pushd", "popd":
+		if sameShell(c.Wrappers) && c.Opaque == "" {
+			w.dirs = moveDirs(w.dirs, cdTarget(c))
+		}
+	}
+}
+
+// sameShell reports whether a command under these wrappers still runs in
+// the shell itself (so a cd moves it).
+func sameShell(wrappers []string) bool {
+	for _, w := range wrappers {
+		if w != "builtin" && w != "command" {
+			return false
+		}
+	}
+	return true
+}
+
+// maxDirs bounds Command.Dirs; past it the folder is unknown.
+const maxDirs = 16
+
+// cdTarget is the folder a cd, pushd or popd moves to, as written, or "?".
+func cdTarget(c Command) string {
+	if c.Name == "popd" {
+		return "?"
+	}
+	for _, a := range c.Argv[1:] {
+		if a.Expands {
+			if lit, ok := homeVar(a.Lit); ok {
+				return lit
+			}
+			return "?"
+		}
+		if a.Dynamic || a.Lit == "-" || strings.HasPrefix(a.Lit, "+") {
+			return "?"
+		}
+		if a.Lit == "--" {
+			continue
+		}
+		if strings.HasPrefix(a.Lit, "-") && len(a.Lit) > 1 {
+			if c.Name == "pushd" && strings.Trim(a.Lit[1:], "0123456789") == "" {
+				return "?" // pushd -N rotates the stack
+			}
+			continue
+		}
+		if a.Lit == "" {
+			return ""
+		}
+		return a.Lit
+	}
+	if c.Name == "pushd" {
+		return "?" // swaps the top two folders
+	}
+	return "~"
+}
+
+// moveDirs is the set of folders after a cd to t from any of dirs. The
+// cd can fail, so dirs stay in the set.
+func moveDirs(dirs []string, t string) []string {
+	if dirs == nil {
+		dirs = []string{""}
+	}
+	out := slices.Clone(dirs)
+	for _, d := range dirs {
+		n := joinDir(d, t)
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) > maxDirs {
+		out = append(out[:maxDirs-1], "?")
+	}
+	return out
+}
+
+func joinDir(d, t string) string {
+	switch {
+	case d == "?" || t == "?":
+		return "?"
+	case strings.HasPrefix(t, "/"):
+		return path.Clean(t)
+	case t == "~" || strings.HasPrefix(t, "~/"):
+		return homeDir(t[1:])
+	case strings.HasPrefix(t, "~"):
+		return "?" // another user's home
+	case d == "":
+		return path.Clean(t)
+	case d == "~" || strings.HasPrefix(d, "~/"):
+		return homeDir(d[1:] + "/" + t)
+	}
+	return path.Join(d, t)
+}
+
+// homeDir writes a folder under the home folder as "~/rest", or "?" when
+// rest climbs out of it (its parent's name is not known here).
+func homeDir(rest string) string {
+	r := path.Clean(strings.TrimLeft(rest, "/"))
+	switch {
+	case r == ".":
+		return "~"
+	case r == ".." || strings.HasPrefix(r, "../"):
+		return "?"
+	}
+	return "~/" + r
 }
 
 func appendWrapper(ws []string, name string) []string {
@@ -429,4 +604,42 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// readsOnly reports whether a command creates, moves and links no file: a
+// program that only reads or prints, with no redirection that writes.
+func readsOnly(c *Command) bool {
+	for _, r := range c.Redirects {
+		switch r.Op {
+		case "<", "<&", ">&":
+		default:
+			if r.Target.Lit != "/dev/null" {
+				return false
+			}
+		}
+	}
+	if len(c.Argv) == 0 {
+		return true
+	}
+	if c.Argv[0].Dynamic {
+		return false
+	}
+	switch progName(c.Argv[0].Lit) {
+	case "echo", "printf", "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "test", "[", "[[",
+		"true", "false", ":", "pwd", "cd", "stat", "file", "du", "sort", "uniq", "cut", "tr", "jq", "diff",
+		"basename", "dirname", "realpath", "readlink", "date", "which", "type", "gofmt", "go", "node", "python3",
+		"nl", "less", "more", "tree", "md5sum", "sha256sum", "xxd", "od", "column", "seq", "env", "printenv", "id", "whoami":
+		name := progName(c.Argv[0].Lit)
+		if name == "go" || name == "node" || name == "python3" || name == "gofmt" {
+			// only their listing and checking forms
+			for _, a := range c.Argv[1:] {
+				if a.Lit == "-w" || a.Lit == "build" || a.Lit == "run" || a.Lit == "generate" || a.Lit == "install" || a.Lit == "-e" || a.Lit == "-c" || a.Lit == "get" || a.Lit == "mod" {
+					return false
+				}
+			}
+			return name == "gofmt" || name == "go" && len(c.Argv) > 1 && (c.Argv[1].Lit == "vet" || c.Argv[1].Lit == "list" || c.Argv[1].Lit == "version" || c.Argv[1].Lit == "env")
+		}
+		return true
+	}
+	return false
 }

@@ -171,7 +171,7 @@ func TestParseFields(t *testing.T) {
 	if inner.Outer == nil || inner.Outer.Name != "find" {
 		t.Errorf("Outer = %+v, want the find", inner.Outer)
 	}
-	if diff := cmp.Diff(Word{Lit: "{}", Dynamic: true, Expands: true, Pattern: "./**/*.go"}, inner.Argv[1]); diff != "" {
+	if diff := cmp.Diff(Word{Lit: "{}", Dynamic: true, Expands: true, Pattern: "./**/*.go", Under: ".", Name: "*.go"}, inner.Argv[1]); diff != "" {
 		t.Errorf("find {} word (-want +got):\n%s", diff)
 	}
 }

@@ -80,7 +80,42 @@ func convertWord(sw *syntax.Word, sc scope, w *walker) Word {
 	if b.dyn {
 		out.Pattern = string(b.pat)
 	}
+	if len(sw.Parts) == 1 {
+		if _, ok := sw.Parts[0].(*syntax.ProcSubst); ok {
+			out.Pattern = "/dev/fd/*" // the shell passes a pipe's name
+		}
+	}
 	return out
+}
+
+// value is what a parameter expansion holds when the line says so before
+// it is used: $TMPDIR (and ${TMPDIR:-/tmp}) is the temporary folder, and
+// a variable assigned a literal or a glob earlier in the line (a for
+// loop's one item, x=value) holds it, while nothing before could create,
+// move or link files. A glob value is then matched against the files as
+// they are, which is what the shell will do.
+func (w *walker) value(p *syntax.ParamExp) (Word, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+		return Word{}, false
+	}
+	name := p.Param.Value
+	switch name {
+	case "TMPDIR", "TMP", "TEMP":
+		if p.Exp == nil {
+			return Word{Lit: "/tmp"}, true
+		}
+		if (p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.DefaultUnset) && p.Exp.Word != nil {
+			if d := p.Exp.Word.Lit(); d == "/tmp" || d == "/var/tmp" {
+				return Word{Lit: d}, true
+			}
+		}
+		return Word{}, false
+	}
+	if w == nil || p.Exp != nil || w.vars == nil {
+		return Word{}, false
+	}
+	v, ok := w.vars[name]
+	return v, ok
 }
 
 func convertPart(b *wordBuilder, part syntax.WordPart, quoted bool, sc scope, w *walker) {
@@ -111,7 +146,24 @@ func convertPart(b *wordBuilder, part syntax.WordPart, quoted bool, sc scope, w 
 		if w != nil {
 			w.stmts(p.Stmts, sc.with("procsubst"))
 		}
-	case *syntax.ParamExp, *syntax.ArithmExp:
+	case *syntax.ParamExp:
+		if v, ok := w.value(p); ok {
+			if v.Dynamic {
+				b.glob(v.Lit, v.Pattern)
+			} else {
+				b.literal(v.Lit)
+			}
+			return
+		}
+		raw := sc.text(p)
+		if raw == "" {
+			raw = "$?"
+		}
+		b.expansion(raw)
+		if w != nil {
+			w.nested(p, sc)
+		}
+	case *syntax.ArithmExp:
 		raw := sc.text(p)
 		if raw == "" {
 			raw = "$?"
@@ -147,7 +199,14 @@ func unquotedLit(b *wordBuilder, s string) {
 					b.literalByte(s[i])
 				}
 			}
-		case '*', '?', '[':
+		case '[':
+			// a bracket with no closing one after it matches itself
+			if strings.IndexByte(s[i+1:], ']') < 0 {
+				b.literalByte(c)
+			} else {
+				b.glob("[", "[")
+			}
+		case '*', '?':
 			b.glob(string(c), string(c))
 		case '{':
 			if end, ok := braceEnd(s, i); ok {

@@ -269,6 +269,8 @@ func (w *walker) peel(name string, argv []Word, sc *scope, redirs []Redirect, bg
 			return nil, notWrapper
 		}
 		return operands(argv, plainOpts), peeled
+	case "builtin":
+		return args, peeled
 	case "exec":
 		return operands(argv, execOpts), peeled
 	case "time":
@@ -473,11 +475,61 @@ func (w *walker) peelXargs(argv []Word, sc *scope, bg bool) ([]Word, peelResult)
 		out = append(out, a)
 	}
 	if repl == "" {
-		out = append(out, Word{Dynamic: true, Expands: true, Pattern: "**"})
+		out = append(out, xargsInput(sc.pipeArgv))
 	}
 	sc.context = "xargs"
 	sc.pipeArgv = nil // the upstream text stays: it is what xargs turns into arguments
 	return out, peeled
+}
+
+// xargsInput is the word xargs appends: the names the upstream command
+// prints when it is `ls` of one glob or name (the glob's matches) or a
+// find whose {} would be known (findUnder); anything else can be any
+// string.
+func xargsInput(up []Word) Word {
+	any := Word{Dynamic: true, Expands: true, Pattern: "**"}
+	if len(up) == 0 || up[0].Dynamic {
+		return any
+	}
+	switch progName(up[0].Lit) {
+	case "ls":
+		var ops []Word
+		for _, a := range up[1:] {
+			if a.Expands {
+				return any
+			}
+			if strings.HasPrefix(a.Lit, "-") && !a.Dynamic {
+				if strings.ContainsAny(a.Lit, "RaAdlFpQ") || strings.HasPrefix(a.Lit, "--") && a.Lit != "--" {
+					return any // other names, or more than names
+				}
+				continue
+			}
+			ops = append(ops, a)
+		}
+		switch len(ops) {
+		case 0:
+			return Word{Lit: "*", Dynamic: true, Pattern: "*"}
+		case 1:
+			if ops[0].Dynamic {
+				return ops[0]
+			}
+		}
+	case "find":
+		roots, expr := findParts(up[1:])
+		for _, e := range expr {
+			if e.Lit == "-printf" || e.Lit == "-fprintf" {
+				return any
+			}
+		}
+		if under, name := findUnder(roots, up[1:], "{}"); under != "" {
+			w := any
+			w.Lit = "{}"
+			w.Pattern = findPattern(roots, up[1:], "{}")
+			w.Under, w.Name = under, name
+			return w
+		}
+	}
+	return any
 }
 
 func (w *walker) peelNpx(argv []Word, sc *scope, bg bool) ([]Word, peelResult) {
@@ -559,7 +611,18 @@ func (w *walker) final(c Command, stdin *syntax.Redirect, sc scope, bg bool) {
 	}
 	name := progName(c.Argv[0].Lit)
 	args := c.Argv[1:]
+	if code := interpreted(&c, stdin, sc); len(code) > 0 {
+		w.interp(&c, code, sc, bg)
+		if w.err == nil {
+			w.emit(c, sc, bg)
+		}
+		return
+	}
 	switch {
+	case name == "make" || name == "gmake":
+		w.makefile(&c, stdin, sc)
+	case name == "git":
+		w.gitAlias(&c, sc)
 	case shells[name]:
 		w.shell(c, name, stdin, sc, bg)
 		return
@@ -773,31 +836,21 @@ func (w *walker) shell(c Command, name string, stdin *syntax.Redirect, sc scope,
 		w.emit(c, sc, bg) // `sh < file`: the file is read (Reads)
 		return
 	}
-	if up := sc.pipeArgv; len(up) > 0 && !up[0].Dynamic {
-		switch progName(up[0].Lit) {
-		case "echo", "printf":
-			ws := up[1:]
-			for len(ws) > 0 && (ws[0].Lit == "-n" || ws[0].Lit == "-e" || ws[0].Lit == "-E" || ws[0].Lit == "--") {
-				ws = ws[1:]
-			}
-			text, dyn := joinWords(ws)
-			if !dyn {
-				if len(c.Redirects) > 0 {
-					w.emit(Command{Redirects: c.Redirects}, sc, bg)
-				}
-				in := sc.with(name + " stdin")
-				in.wrappers = appendWrapper(sc.wrappers, name)
-				if err := w.parse(text, in, sc.depth+1, name+" stdin"); err != nil {
-					if !isSyntax(err) {
-						w.err = err
-						return
-					}
-					c.Opaque = text
-					w.emit(c, sc, bg)
-				}
+	if text, ok := pipedText(sc); ok {
+		if len(c.Redirects) > 0 {
+			w.emit(Command{Redirects: c.Redirects}, sc, bg)
+		}
+		in := sc.with(name + " stdin")
+		in.wrappers = appendWrapper(sc.wrappers, name)
+		if err := w.parse(text, in, sc.depth+1, name+" stdin"); err != nil {
+			if !isSyntax(err) {
+				w.err = err
 				return
 			}
+			c.Opaque = text
+			w.emit(c, sc, bg)
 		}
+		return
 	}
 	c.Opaque = sc.pipeIn
 	if c.Opaque == "" {
@@ -827,6 +880,7 @@ func (w *walker) find(c Command, sc scope, bg bool) {
 		for _, a := range args[i+1 : j] {
 			if strings.Contains(a.Lit, "{}") && !a.Dynamic {
 				a = Word{Lit: a.Lit, Dynamic: true, Expands: true, Pattern: findPattern(roots, args, a.Lit)}
+				a.Under, a.Name = findUnder(roots, args, a.Lit)
 			}
 			inner = append(inner, a)
 		}
@@ -899,4 +953,201 @@ func findPattern(roots, args []Word, lit string) string {
 		p += "/" + name
 	}
 	return p
+}
+
+// findUnder is the folder and name filter of what a find can hand its
+// -exec as {}: set only for one literal starting point and an expression
+// that does not widen (-o, !, -not) or follow links (-L, -follow).
+func findUnder(roots, args []Word, lit string) (under, name string) {
+	if len(roots) != 1 || roots[0].Dynamic || lit != "{}" {
+		return "", ""
+	}
+	_, expr := findParts(args)
+	n := 0
+	for k := 0; k < len(expr); k++ {
+		switch expr[k].Lit {
+		case "-name":
+			if k+1 < len(expr) && !expr[k+1].Dynamic {
+				name = expr[k+1].Lit
+				n++
+			}
+		case "-o", "-or", "!", "-not", "-follow", ",":
+			return "", ""
+		}
+		if expr[k].Dynamic {
+			return "", ""
+		}
+	}
+	for _, a := range args {
+		if a.Lit == "-L" {
+			return "", ""
+		}
+	}
+	if n > 1 || strings.Contains(name, "/") {
+		name = ""
+	}
+	return roots[0].Lit, name
+}
+
+// pipedText is the text an echo or printf upstream in the pipeline
+// writes, when it is literal.
+func pipedText(sc scope) (string, bool) {
+	up := sc.pipeArgv
+	if len(up) == 0 || up[0].Dynamic {
+		return "", false
+	}
+	ws := up[1:]
+	switch progName(up[0].Lit) {
+	case "echo":
+		for len(ws) > 0 && (ws[0].Lit == "-n" || ws[0].Lit == "-e" || ws[0].Lit == "-E" || ws[0].Lit == "--") {
+			ws = ws[1:]
+		}
+		text, dyn := joinWords(ws)
+		return text, !dyn
+	case "printf":
+		if len(ws) > 0 && ws[0].Lit == "--" {
+			ws = ws[1:]
+		}
+		if len(ws) == 0 {
+			return "", false
+		}
+		for _, w := range ws {
+			if w.Expands {
+				return "", false
+			}
+		}
+		return printfText(ws[0].Lit, ws[1:])
+	}
+	return "", false
+}
+
+// printfText renders printf FORMAT ARGS for %s, %b, %c, %d, %% and the
+// common escapes, reusing the format while arguments remain, as printf
+// does; ok is false for anything else.
+func printfText(format string, args []Word) (string, bool) {
+	var b strings.Builder
+	for first := true; first || len(args) > 0; first = false {
+		used := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '\\' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				case '\\':
+					b.WriteByte('\\')
+				default:
+					return "", false
+				}
+			case c == '%' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case '%':
+					b.WriteByte('%')
+				case 's', 'b', 'c', 'd':
+					used = true
+					if len(args) > 0 {
+						b.WriteString(args[0].Lit)
+						args = args[1:]
+					}
+				default:
+					return "", false
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if !used {
+			break
+		}
+	}
+	return b.String(), true
+}
+
+// makefile reads a makefile given on standard input (make -f - or
+// -f /dev/stdin with a here-document): its recipe lines are shell. A
+// makefile from anything else on stdin is opaque.
+func (w *walker) makefile(c *Command, stdin *syntax.Redirect, sc scope) {
+	flags, _ := parseGNU(c.Argv[1:], opts{short: "fCIoWj", long: " file makefile directory include-dir old-file what-if new-file assume-new assume-old jobs eval "})
+	fromStdin := false
+	for _, v := range values(flags, "-f", "--file", "--makefile") {
+		if v.Lit == "-" || v.Lit == "/dev/stdin" || v.Lit == "/dev/fd/0" || v.Expands {
+			fromStdin = true
+		}
+	}
+	if len(values(flags, "--eval")) > 0 {
+		c.Opaque = "make --eval"
+		return
+	}
+	if !fromStdin {
+		return
+	}
+	body, ok := codeSource(c, stdin, sc)
+	if !ok || body.Expands {
+		c.Opaque = body.Lit
+		if c.Opaque == "" {
+			c.Opaque = "make -f -"
+		}
+		return
+	}
+	in := sc.with("make recipe")
+	in.wrappers = appendWrapper(sc.wrappers, "make")
+	for _, line := range strings.Split(body.Lit, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			continue
+		}
+		recipe := strings.TrimLeft(line[1:], "@-+ \t")
+		if err := w.parse(recipe, in, sc.depth+1, "make recipe"); err != nil {
+			if !isSyntax(err) {
+				w.err = err
+				return
+			}
+			c.Opaque = body.Lit
+		}
+	}
+}
+
+// gitAlias reads the shell command of a git alias defined in the line,
+// `git config alias.x '!cmd'` or `git -c alias.x='!cmd' x`: it runs when
+// the alias is used.
+func (w *walker) gitAlias(c *Command, sc scope) {
+	args := c.Argv[1:]
+	var bodies []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Lit == "-c" && i+1 < len(args) {
+			if k, v, ok := strings.Cut(args[i+1].Lit, "="); ok && strings.HasPrefix(strings.ToLower(k), "alias.") {
+				bodies = append(bodies, Word{Lit: v, Expands: args[i+1].Expands})
+			}
+			i++
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(a.Lit), "alias.") && i+1 < len(args) {
+			bodies = append(bodies, args[i+1])
+			i++
+		}
+	}
+	for _, b := range bodies {
+		if b.Expands {
+			c.Opaque = b.Lit
+			continue
+		}
+		code, ok := strings.CutPrefix(b.Lit, "!")
+		if !ok {
+			continue
+		}
+		in := sc.with("git alias")
+		in.wrappers = appendWrapper(sc.wrappers, "git")
+		if err := w.parse(code, in, sc.depth+1, "git alias"); err != nil {
+			if !isSyntax(err) {
+				w.err = err
+				return
+			}
+			c.Opaque = code
+		}
+	}
 }
