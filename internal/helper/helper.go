@@ -616,7 +616,7 @@ const treeLimit = 20000
 
 // tree lists what is below dir, without following links (a link is
 // listed, and the policy resolves it), whose base names match name.
-func tree(dir, name string) ([]string, bool) {
+func tree(dir, name string, visible bool) ([]string, bool) {
 	var out []string
 	n := 0
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -630,6 +630,12 @@ func tree(dir, name string) ([]string, bool) {
 			return errTreeLimit
 		}
 		if p == dir {
+			return nil
+		}
+		if visible && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if name != "" {

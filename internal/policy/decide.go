@@ -40,7 +40,8 @@ type Facts struct {
 	// judging `grep -r x src` or `find . -name '*.txt' -exec cat {} \;` by
 	// what is there. ok false (too many, unreadable), or a nil Tree, judges
 	// by every path the folder could hold instead.
-	Tree    func(dir, name string) (paths []string, ok bool)
+	// visible leaves out hidden files and folders, as rg does.
+	Tree    func(dir, name string, visible bool) (paths []string, ok bool)
 	Dirty   bool   // the project has uncommitted work (git reset --hard, git clean)
 	Mode    string // the person's chosen mode; "" uses the policy's
 	Session *SessionState

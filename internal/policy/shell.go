@@ -313,7 +313,7 @@ func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Dec
 		case !strings.HasPrefix(dir, "/"):
 			dir = strings.TrimSuffix(f.Cwd, "/") + "/" + dir
 		}
-		if found, ok := f.Tree(path.Clean(dir), w.Name); ok {
+		if found, ok := f.Tree(path.Clean(dir), w.Name, w.Visible); ok {
 			for _, m := range found {
 				if rule, hit := p.protectedHit(m, f, hs, read, true); hit {
 					return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Rule: rule, Subject: w.Under,

@@ -305,6 +305,10 @@ func (cl *classifier) command(c *Command) {
 		cl.gcloud(c, name, args)
 	case "vercel", "netlify", "fly", "flyctl", "firebase", "wrangler", "railway", "serverless", "sls", "heroku", "surge":
 		cl.deploy(c, name, args)
+	case "gpg", "gpg2":
+		if hasAny(args, "--export-secret-keys", "--export-secret-subkeys", "--export-secret-key") {
+			cl.block(c, "secret-export", name+" exports secret keys")
+		}
 	case "scp", "rsync":
 		cl.remoteCopy(c, name, args)
 		if name == "rsync" {
@@ -315,6 +319,39 @@ func (cl *classifier) command(c *Command) {
 			cl.block(c, "mkfs", name+" creates a file system, erasing the device")
 		}
 	}
+	if script := scriptOperand(c, name); script != nil && c.Opaque == "" {
+		if abs := cl.absOf(script.Lit); script.Expands || abs == "" || cl.ctx.ProjectRoot == "" || !strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/") {
+			cl.confirm(c, "opaque-shell", "runs the script "+display(script.Lit)+", which is outside the project, so piagent cannot read it before it runs")
+		}
+	}
+}
+
+// scriptOperand is the script file a shell or an interpreter runs, when it
+// runs one (not -c code, a module, or standard input).
+func scriptOperand(c *Command, name string) *Word {
+	var o opts
+	switch {
+	case shells[name]:
+		o = opts{short: "oO", long: " rcfile init-file "}
+		for _, a := range c.Argv[1:] {
+			if !a.Dynamic && len(a.Lit) > 1 && a.Lit[0] == '-' && a.Lit[1] != '-' && strings.ContainsAny(a.Lit[1:], "cs") {
+				return nil
+			}
+		}
+	default:
+		var ok bool
+		if o, ok = interpreters[name]; !ok || len(codeArgs(c)) > 0 {
+			return nil
+		}
+		if hasAny(c.Argv[1:], "-m", "-e", "-E", "-c", "-r", "--eval", "-p", "--print", "-v", "--version", "-V", "-h", "--help") {
+			return nil
+		}
+	}
+	_, pos := parseGNU(c.Argv[1:], o)
+	if len(pos) == 0 || pos[0].Lit == "-" {
+		return nil
+	}
+	return &pos[0]
 }
 
 func hasAny(args []Word, names ...string) bool {
@@ -429,6 +466,9 @@ func (cl *classifier) placeOf(c *Command, t Word) (place, string) {
 		lit, ok := homeVar(t.Lit)
 		if !ok {
 			lit, ok = tempVar(t.Lit)
+		}
+		if !ok && strings.HasPrefix(t.Lit, "$(mktemp") && strings.Count(t.Lit, "$") == 1 && strings.HasSuffix(t.Lit, ")") {
+			return placeInside, "" // a folder mktemp just made
 		}
 		if !ok {
 			return placeRoot, "a path computed at run time"

@@ -21,7 +21,7 @@ import (
 // one). Group 1 is the callee.
 var codeAPIs = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`([\w$]+\.|\)\.|\]\.|\.)?\b` +
-		`(system|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
+		`(system|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|removeSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
 		`\s*(\(|\s["'\[])`)
 })
 
@@ -35,7 +35,7 @@ var awkPipe = sync.OnceValue(func() *regexp.Regexp {
 // when it is a method of a value, as in require('child_process').exec).
 func apiKind(mod, fn, code string) string {
 	mod = strings.TrimSuffix(mod, ".")
-	if mod == "" && fn != "system" && fn != "popen" && fn != "exec" && fn != "spawn" && fn != "passthru" && fn != "shell_exec" && fn != "proc_open" && fn != "rmtree" {
+	if mod == "" && fn != "system" && fn != "popen" && fn != "exec" && fn != "spawn" && fn != "passthru" && fn != "shell_exec" && fn != "proc_open" && fn != "rmtree" && fn != "remove_tree" && fn != "rm_rf" {
 		return "" // a bare name that is not a well-known process call
 	}
 	if mod == ")" || mod == "]" || mod == "?" {
@@ -47,7 +47,7 @@ func apiKind(mod, fn, code string) string {
 				return "run"
 			}
 			return ""
-		case "rmSync", "rmdirSync", "rmtree", "rm_rf", "RemoveAll":
+		case "rmSync", "rmdirSync", "rmtree", "rm_rf", "RemoveAll", "removeSync":
 			return "tree"
 		case "rm", "rmdir":
 			if strings.Contains(code, "fs") {
@@ -83,7 +83,7 @@ func apiKind(mod, fn, code string) string {
 		if mod == "Deno" {
 			return "run"
 		}
-	case "rmtree", "removedirs", "remove_tree", "rm_rf", "rm_r", "rmSync", "rmdirSync", "RemoveAll":
+	case "rmtree", "removedirs", "remove_tree", "rm_rf", "rm_r", "rmSync", "rmdirSync", "RemoveAll", "removeSync":
 		return "tree"
 	case "rm", "rmdir":
 		if mod == "fs" || mod == "fsPromises" || mod == "promises" || mod == "FileUtils" {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -62,10 +63,46 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 			if w.Lit == "" && !w.Dynamic {
 				continue
 			}
-			if !seen[w] {
-				seen[w] = true
-				out = append(out, w)
+			for _, w := range inDirs(w, a.Commands[i].Dirs) {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
 			}
+		}
+	}
+	return out
+}
+
+// inDirs is a path word as the command sees it from each folder it may
+// run in (Command.Dirs): relative paths are joined to the folder; in a
+// folder not known, the word can be anything ending in it.
+func inDirs(w Word, dirs []string) []Word {
+	rel := w.Lit != "" && !strings.HasPrefix(w.Lit, "/") && !strings.HasPrefix(w.Lit, "~") && !strings.HasPrefix(w.Lit, "$") && !w.Expands
+	if len(dirs) == 0 || !rel {
+		return []Word{w}
+	}
+	out := make([]Word, 0, len(dirs))
+	for _, d := range dirs {
+		switch d {
+		case "":
+			out = append(out, w)
+		case "?":
+			p := w.Pattern
+			if !w.Dynamic {
+				p = escapeLit(w.Lit)
+			}
+			out = append(out, Word{Lit: "?/" + w.Lit, Dynamic: true, Expands: true, Pattern: "**/" + p})
+		default:
+			j := w
+			j.Lit = joinDir(d, w.Lit)
+			if w.Dynamic {
+				j.Pattern = escapeLit(d) + "/" + w.Pattern
+			}
+			if w.Under != "" && !strings.HasPrefix(w.Under, "/") && !strings.HasPrefix(w.Under, "~") {
+				j.Under = joinDir(d, w.Under)
+			}
+			out = append(out, j)
 		}
 	}
 	return out
@@ -346,9 +383,12 @@ func commandIO(c *Command, s *sink) {
 			if len(pos) == 0 {
 				pos = []Word{{Lit: "."}}
 			}
+			visible := (name == "rg" || name == "ag") && !has(flags, "--hidden", "-u", "-uu", "-uuu", "--unrestricted", "-.", "--all-types") && !hasAny(args, "-uu", "-uuu", "-.")
 			for _, p := range pos {
 				if !p.Dynamic {
-					s.read(treeWord(p.Lit))
+					t := treeWord(p.Lit)
+					t.Visible = visible
+					s.read(t)
 				}
 			}
 		}
@@ -432,10 +472,17 @@ func commandIO(c *Command, s *sink) {
 	case "tar", "bsdtar", "gtar":
 		tarIO(args, s)
 	case "zip":
-		_, pos := parseGNU(args, opts{short: "bnOtTx"})
+		flags, pos := parseGNU(args, opts{short: "bnOtTx"})
 		if len(pos) > 0 {
 			s.write(pos[0])
 			s.read(pos[1:]...)
+			if has(flags, "-r", "--recurse-paths") {
+				for _, p := range pos[1:] {
+					if !p.Dynamic {
+						s.read(treeWord(p.Lit))
+					}
+				}
+			}
 		}
 	case "unzip":
 		flags, pos := parseGNU(args, opts{short: "dxP"})
@@ -683,6 +730,11 @@ func copyIO(name string, args []Word, s *sink) {
 	case "cp", "install":
 		if recursive {
 			s.tree(dest...)
+			for _, p := range pos {
+				if !p.Dynamic {
+					s.read(treeWord(p.Lit)) // every file below it is copied
+				}
+			}
 		}
 	}
 	// The file a copy into a folder creates: DEST/<base of the source>.
@@ -952,10 +1004,11 @@ func tarIO(args []Word, s *sink) {
 			s.tree(dirs[len(dirs)-1])
 		}
 		if len(ops) == 0 {
-			if dir == "" {
-				dir = "./"
+			if dir == "" || len(dirs) == 0 || dirs[len(dirs)-1].Dynamic || strings.Trim(path.Clean(dir), "./") == "" {
+				s.write(dirContents(cmpOr(dir, "./")))
+			} else {
+				s.write(treeWord(dir)) // a folder other than the working one: judged by what it holds
 			}
-			s.write(dirContents(dir))
 			return
 		}
 		for _, o := range ops {
@@ -1075,4 +1128,11 @@ func gitConfigIO(args []Word, s *sink) {
 	if (write || operands >= 2) && (file.Lit != "" || file.Dynamic) {
 		s.write(file)
 	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

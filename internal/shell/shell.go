@@ -71,6 +71,9 @@ type Word struct {
 	// writes. The caller may list them instead of judging Pattern.
 	Under string `json:",omitempty"`
 	Name  string `json:",omitempty"`
+	// Visible, with Under, leaves out hidden files and folders (rg and ag
+	// skip them unless told otherwise).
+	Visible bool `json:",omitempty"`
 }
 
 // Redirect is one redirection of a command. Op is ">", ">>", "<", "<>",
@@ -200,6 +203,15 @@ func (w *walker) assign(as *syntax.Assign, sc scope) {
 	if as.Value != nil {
 		v := wordOnly(as.Value, sc)
 		w.assigns = append(w.assigns, Assignment{Name: as.Name.Value, Value: v})
+		if commandVars[as.Name.Value] {
+			// a command some program will run: read it as one
+			in := sc.with("env command")
+			if v.Expands {
+				w.emit(Command{Argv: []Word{v}, Opaque: v.Lit}, in, false)
+			} else if err := w.parse(v.Lit, in, sc.depth+1, "env command"); err != nil && !isSyntax(err) {
+				w.err = err
+			}
+		}
 		if !v.Expands && !w.changed && !as.Append && as.Index == nil {
 			w.setVar(as.Name.Value, v)
 		}

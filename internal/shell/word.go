@@ -81,11 +81,47 @@ func convertWord(sw *syntax.Word, sc scope, w *walker) Word {
 		out.Pattern = string(b.pat)
 	}
 	if len(sw.Parts) == 1 {
-		if _, ok := sw.Parts[0].(*syntax.ProcSubst); ok {
+		switch p := sw.Parts[0].(type) {
+		case *syntax.ProcSubst:
 			out.Pattern = "/dev/fd/*" // the shell passes a pipe's name
+		case *syntax.CmdSubst:
+			if pat, ok := freshTemp(p); ok {
+				out.Pattern = pat // a name mktemp just made
+			}
 		}
 	}
 	return out
+}
+
+// freshTemp reports whether a command substitution is only mktemp making
+// a name in the temporary folder (no -p, --tmpdir or template with a /),
+// with the pattern of the names it makes.
+func freshTemp(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" {
+		return "", false
+	}
+	template := "tmp.XXXXXXXXXX"
+	for _, a := range call.Args[1:] {
+		l := a.Lit()
+		switch {
+		case l == "":
+			return "", false
+		case l == "-d" || l == "-q" || l == "-u" || l == "-t" || l == "--directory" || l == "--quiet" || l == "--dry-run":
+		case strings.HasPrefix(l, "-") || strings.Contains(l, "/") || !strings.HasSuffix(l, "XXX"):
+			return "", false
+		default:
+			template = l
+		}
+	}
+	var b wordBuilder
+	stem := strings.TrimRight(template, "X")
+	b.literal(stem)
+	// each X becomes a letter or a digit
+	return "/tmp/" + string(b.pat) + strings.Repeat("[a-zA-Z0-9]", len(template)-len(stem)), true
 }
 
 // value is what a parameter expansion holds when the line says so before

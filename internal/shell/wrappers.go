@@ -1120,14 +1120,16 @@ func (w *walker) gitAlias(c *Command, sc scope) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.Lit == "-c" && i+1 < len(args) {
-			if k, v, ok := strings.Cut(args[i+1].Lit, "="); ok && strings.HasPrefix(strings.ToLower(k), "alias.") {
-				bodies = append(bodies, Word{Lit: v, Expands: args[i+1].Expands})
+			if k, v, ok := strings.Cut(args[i+1].Lit, "="); ok && gitCommandKey(k) {
+				bodies = append(bodies, Word{Lit: gitCommandValue(k, v), Expands: args[i+1].Expands})
 			}
 			i++
 			continue
 		}
-		if strings.HasPrefix(strings.ToLower(a.Lit), "alias.") && i+1 < len(args) {
-			bodies = append(bodies, args[i+1])
+		if gitCommandKey(a.Lit) && i+1 < len(args) {
+			b := args[i+1]
+			b.Lit = gitCommandValue(a.Lit, b.Lit)
+			bodies = append(bodies, b)
 			i++
 		}
 	}
@@ -1150,4 +1152,43 @@ func (w *walker) gitAlias(c *Command, sc scope) {
 			c.Opaque = code
 		}
 	}
+}
+
+// gitCommandKey reports whether a git configuration key holds a command
+// git runs: aliases starting with "!", and keys whose value is a shell
+// command (core.pager, core.sshCommand, core.editor, …).
+func gitCommandKey(k string) bool {
+	k = strings.ToLower(k)
+	if strings.HasPrefix(k, "alias.") {
+		return true
+	}
+	switch k {
+	case "core.pager", "core.sshcommand", "core.editor", "core.fsmonitor", "core.askpass", "sequence.editor",
+		"diff.external", "gpg.program", "credential.helper", "pager.log", "pager.diff", "pager.show", "interactive.difffilter":
+		return true
+	}
+	return (strings.HasPrefix(k, "filter.") && (strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process"))) ||
+		(strings.HasPrefix(k, "diff.") && strings.HasSuffix(k, ".textconv")) || (strings.HasPrefix(k, "merge.") && strings.HasSuffix(k, ".driver"))
+}
+
+// gitCommandValue writes a command-valued key's value the way gitAlias
+// reads an alias body: prefixed with "!" (shell), except aliases, which
+// run git itself unless they start with "!".
+func gitCommandValue(k, v string) string {
+	if strings.HasPrefix(strings.ToLower(k), "alias.") {
+		return v
+	}
+	if k := strings.ToLower(k); k == "credential.helper" && !strings.HasPrefix(v, "!") && !strings.HasPrefix(v, "/") {
+		return "" // git-credential-<name>
+	}
+	return "!" + strings.TrimPrefix(v, "!")
+}
+
+// commandVars are environment variables whose value a program runs as a
+// shell command.
+var commandVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "MANPAGER": true, "PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
+	"SUDO_ASKPASS": true, "RSYNC_RSH": true, "BROWSER": true,
 }
