@@ -85,28 +85,13 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 			out.ships = true
 		}
 	}
-	// Paths are checked against every folder the line may be in: the working
-	// directory and each literal cd target (a cd inside a subshell is
-	// counted too, which only adds checks). After a cd whose target is not
-	// literal, a relative path could be anywhere, and is blocked.
-	cwds := []string{cleanAbs(f.Cwd, "/")}
-	unknownCwd := false
+	// The reader gives each relative path as seen from every folder its
+	// command may run in (the cd, pushd and popd before it); after a cd
+	// whose target is not literal, a relative path could be anywhere, and
+	// is blocked.
 	var writes []shWord
 	for i := range cmds {
 		c := &cmds[i]
-		switch c.Name {
-		case "cd", "pushd":
-			target, known := cdTarget(c, f)
-			if !known {
-				unknownCwd = true
-				break
-			}
-			for _, base := range slices.Clone(cwds) {
-				if t := cleanAbs(target, base); !slices.Contains(cwds, t) {
-					cwds = append(cwds, t)
-				}
-			}
-		}
 		one := &shAnalysis{Commands: []shCommand{*c}}
 		for _, pass := range [2]bool{true, false} {
 			words := shReads(one)
@@ -115,7 +100,7 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				writes = append(writes, words...)
 			}
 			for _, w := range words {
-				if d, ok := p.shellPathAnywhere(w, f, hs, pass, cwds, unknownCwd); ok {
+				if d, ok := p.shellPathAnywhere(w, f, hs, pass); ok {
 					return shellOutcome{block: &d}
 				}
 			}
@@ -220,52 +205,18 @@ func wordsText(ws []shWord) string {
 	return strings.Join(parts, " ")
 }
 
-// cdTarget is where cd or pushd goes, when it is literal.
-func cdTarget(c *shCommand, f *Facts) (string, bool) {
-	for _, w := range c.Argv[1:] {
-		if w.Dynamic {
-			return "", false
-		}
-		switch {
-		case w.Lit == "-":
-			return "", false
-		case strings.HasPrefix(w.Lit, "-") && len(w.Lit) > 1:
-			continue
-		case w.Lit == "~" || strings.HasPrefix(w.Lit, "~/"):
-			return f.Home + w.Lit[1:], f.Home != ""
-		case strings.HasPrefix(w.Lit, "~"):
-			return "", false
-		}
-		return w.Lit, true
-	}
-	return f.Home, f.Home != ""
-}
 
-// shellPathAnywhere checks a path word from each folder the line may be in.
-func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool, cwds []string, unknownCwd bool) (Decision, bool) {
+// shellPathAnywhere checks a path word the reader gave from one of the
+// folders its command may run in.
+func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
 	if w.Dynamic && w.Pattern == "/dev/fd/*" {
 		return Decision{}, false // a process substitution's pipe
 	}
-	lit := w.Lit
-	if w.Dynamic && w.Pattern != "" {
-		lit = w.Pattern
+	if rel, ok := strings.CutPrefix(w.Lit, "?/"); ok {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: rel,
+			Reason: fmt.Sprintf("the shell command uses the relative path %q after a cd whose target is not literal, so piagent cannot tell whether it is protected; use an absolute or literal path", rel)}, true
 	}
-	relative := !strings.HasPrefix(lit, "/") && !strings.HasPrefix(lit, "~") && !strings.HasPrefix(lit, "$HOME") && !strings.HasPrefix(lit, "**")
-	if relative && unknownCwd {
-		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
-			Reason: fmt.Sprintf("the shell command uses the relative path %q after a cd whose target is not literal, so piagent cannot tell whether it is protected; use an absolute or literal path", w.Lit)}, true
-	}
-	for _, cwd := range cwds {
-		ff := *f
-		ff.Cwd = cwd
-		if d, ok := p.shellPathBlock(w, &ff, hs, read); ok {
-			return d, true
-		}
-		if !relative {
-			break
-		}
-	}
-	return Decision{}, false
+	return p.shellPathBlock(w, f, hs, read)
 }
 
 // shellPathBlock checks one path a shell command reads or writes. A literal

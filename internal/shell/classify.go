@@ -50,8 +50,8 @@ func Classify(a *Analysis, ctx Context) []Finding {
 				c = r
 			}
 		}
-		for _, cwd := range cl.cwds(c) {
-			cl.cur = cwd
+		for i, cwd := range cl.cwds(c) {
+			cl.cur, cl.again = cwd, i > 0
 			cl.command(c)
 		}
 	}
@@ -206,6 +206,7 @@ func cleanAbs(p string) string {
 type classifier struct {
 	ctx   Context
 	cur   string // the folder the command being classified runs in ("" unknown)
+	again bool   // the same command from another folder: only the rules on paths
 	depth int    // opaque code re-read as shell (hidesGate)
 	out   []Finding
 
@@ -242,9 +243,25 @@ func (cl *classifier) confirmLocal(c *Command, rule, detail string) {
 }
 
 func (cl *classifier) command(c *Command) {
-	cl.gateSelf(c)
-	cl.devices(c)
+	if !cl.again {
+		cl.gateSelf(c)
+		cl.devices(c)
+	}
 	if len(c.Argv) == 0 || c.Argv[0].Dynamic {
+		return
+	}
+	if cl.again {
+		switch name := progName(c.Argv[0].Lit); name {
+		case "rm", "rimraf":
+			cl.rm(c, c.Argv[1:])
+		case "find":
+			cl.findDelete(c)
+		case "chmod", "chown", "chgrp":
+			cl.perm(c, name, c.Argv[1:])
+		case "rsync":
+			cl.rsyncDelete(c, c.Argv[1:])
+		}
+		cl.scripts(c)
 		return
 	}
 	if c.Function != "" && c.Name == c.Function && (c.Context == "pipeline" || c.Background) {
@@ -319,10 +336,18 @@ func (cl *classifier) command(c *Command) {
 			cl.block(c, "mkfs", name+" creates a file system, erasing the device")
 		}
 	}
-	if script := scriptOperand(c, name); script != nil && c.Opaque == "" {
-		if abs := cl.absOf(script.Lit); script.Expands || abs == "" || cl.ctx.ProjectRoot == "" || !strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/") {
-			cl.confirm(c, "opaque-shell", "runs the script "+display(script.Lit)+", which is outside the project, so piagent cannot read it before it runs")
-		}
+	cl.scripts(c)
+}
+
+// scripts asks before a shell or an interpreter runs a script from outside
+// the project: its content is not read here.
+func (cl *classifier) scripts(c *Command) {
+	script := scriptOperand(c, progName(c.Argv[0].Lit))
+	if script == nil || c.Opaque != "" {
+		return
+	}
+	if abs := cl.absOf(script.Lit); script.Expands || abs == "" || cl.ctx.ProjectRoot == "" || !strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/") {
+		cl.confirm(c, "opaque-shell", "runs the script "+display(script.Lit)+", which is outside the project, so piagent cannot read it before it runs")
 	}
 }
 

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -54,7 +55,25 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 		return nil
 	}
 	var out []Word
-	seen := map[Word]bool{}
+	var seen map[Word]bool // past a few words; a scan is cheaper before
+	add := func(w Word) {
+		switch {
+		case seen != nil:
+			if seen[w] {
+				return
+			}
+			seen[w] = true
+		case slices.Contains(out, w):
+			return
+		case len(out) == 16:
+			seen = make(map[Word]bool, 32)
+			for _, o := range out {
+				seen[o] = true
+			}
+			seen[w] = true
+		}
+		out = append(out, w)
+	}
 	for i := range a.Commands {
 		var s sink
 		commandIO(&a.Commands[i], &s)
@@ -63,11 +82,12 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 			if w.Lit == "" && !w.Dynamic {
 				continue
 			}
+			if len(a.Commands[i].Dirs) == 0 {
+				add(w)
+				continue
+			}
 			for _, w := range inDirs(w, a.Commands[i].Dirs) {
-				if !seen[w] {
-					seen[w] = true
-					out = append(out, w)
-				}
+				add(w)
 			}
 		}
 	}

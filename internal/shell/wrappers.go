@@ -618,6 +618,9 @@ func (w *walker) final(c Command, stdin *syntax.Redirect, sc scope, bg bool) {
 		}
 		return
 	}
+	if w.throughs(&c, name, sc, bg) {
+		return
+	}
 	switch {
 	case name == "make" || name == "gmake":
 		w.makefile(&c, stdin, sc)
@@ -1191,4 +1194,67 @@ var commandVars = map[string]bool{
 	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
 	"LESSOPEN": true, "LESSCLOSE": true, "MANPAGER": true, "PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
 	"SUDO_ASKPASS": true, "RSYNC_RSH": true, "BROWSER": true,
+}
+
+// reach are programs whose commands the rules judge: when a program the
+// reader does not know names one of them followed by more words, it is
+// taken for a wrapper (parallel, hyperfine, entr, a project's own runner).
+var reach = map[string]bool{
+	"rm": true, "rimraf": true, "git": true, "dd": true, "shred": true, "chmod": true, "chown": true, "chgrp": true,
+	"curl": true, "wget": true, "mv": true, "cp": true, "tee": true, "ln": true, "truncate": true, "find": true,
+	"xargs": true, "sudo": true, "doas": true, "env": true, "eval": true, "exec": true, "command": true, "builtin": true,
+	"piagent": true, "piagent-mcp": true, "pi": true, "npm": true, "npx": true, "pnpm": true, "yarn": true, "bun": true,
+	"docker": true, "podman": true, "kubectl": true, "terraform": true, "gh": true, "aws": true, "gcloud": true,
+	"rsync": true, "scp": true, "ssh": true, "make": true, "mkfs": true, "wipefs": true, "fdisk": true, "gpg": true,
+	"cat": true, "tar": true, "zip": true, "install": true, "source": true, "watch": true, "timeout": true,
+	"nohup": true, "setsid": true, "nice": true, "flock": true, "script": true, "su": true, "busybox": true,
+}
+
+// throughs reads a command through a program the reader does not know, or
+// the exec form of a container or cluster tool: an argument with spaces
+// whose first word is a program the rules judge is parsed as shell (and
+// makes the command Opaque when it does not parse); an argument that is
+// such a program starts the wrapped command. It reports whether c was
+// emitted.
+func (w *walker) throughs(c *Command, name string, sc scope, bg bool) bool {
+	args := c.Argv[1:]
+	switch {
+	case (name == "docker" || name == "podman" || name == "nerdctl") && len(args) > 0 && (args[0].Lit == "exec" || args[0].Lit == "run"),
+		(name == "kubectl" || name == "oc") && len(args) > 0 && args[0].Lit == "exec":
+	case shells[name] || reach[name] || name == "eval" || catLike[name] != "" || grepLike[name].short != "" || noIO[name] || strings.HasPrefix(name, "mkfs"):
+		return false
+	default:
+		if _, ok := interpreters[name]; ok {
+			return false
+		}
+		if _, ok := catLike[name]; ok {
+			return false
+		}
+	}
+	in := sc.with("wrapped")
+	in.wrappers = appendWrapper(sc.wrappers, name)
+	for i, a := range args {
+		if a.Dynamic || a.Lit == "" {
+			continue
+		}
+		first, _, spaced := strings.Cut(strings.TrimSpace(a.Lit), " ")
+		if spaced && (reach[progName(first)] || shells[progName(first)]) {
+			if err := w.parse(a.Lit, in, sc.depth+1, "wrapped"); err != nil {
+				if !isSyntax(err) {
+					w.err = err
+					return true
+				}
+				c.Opaque = a.Lit
+			}
+			continue
+		}
+		n := progName(a.Lit)
+		_, interp := interpreters[n]
+		if (reach[n] || shells[n] || interp) && i+1 < len(args) {
+			w.emit(*c, sc, bg)
+			w.run(args[i:], nil, nil, in, bg)
+			return true
+		}
+	}
+	return false
 }
