@@ -205,7 +205,6 @@ func wordsText(ws []shWord) string {
 	return strings.Join(parts, " ")
 }
 
-
 // shellPathAnywhere checks a path word the reader gave from one of the
 // folders its command may run in.
 func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
