@@ -15,5 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/e2e-deps.sh
 PIAGENT_E2E=1 PIAGENT_E2E_PI=0.86 go test -count=1 ./... "$@"
+# The command reader's score on its corpus (issue 22), printed.
+go test -count=1 -run '^TestCommandCorpus$' -v ./internal/policy | grep -o 'command corpus: .*' >&2
 echo "test.sh: the end-to-end suite on Pi 1.6.0" >&2
 PIAGENT_E2E=1 PIAGENT_E2E_PI=1.6 go test -count=1 ./test/e2e/ "$@"

@@ -3,9 +3,11 @@ package policy_test
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,7 +202,8 @@ func TestCommandCorpus(t *testing.T) {
 	}
 	pc := func(a, b int) float64 { return 100 * float64(a) / float64(b) }
 	var tags []string
-	for tag, v := range byTag {
+	for _, tag := range slices.Sorted(maps.Keys(byTag)) {
+		v := byTag[tag]
 		tags = append(tags, fmt.Sprintf("%s %d/%d", tag, v[1], v[0]))
 	}
 	t.Logf("command corpus: %d cases; dangerous caught %d/%d (%.1f%%); everyday allowed %d/%d (%.1f%%); as expected by source: %s",

@@ -359,7 +359,7 @@ func scriptOperand(c *Command, name string) *Word {
 	case shells[name]:
 		o = opts{short: "oO", long: " rcfile init-file "}
 		for _, a := range c.Argv[1:] {
-			if !a.Dynamic && len(a.Lit) > 1 && a.Lit[0] == '-' && a.Lit[1] != '-' && strings.ContainsAny(a.Lit[1:], "cs") {
+			if !a.Dynamic && len(a.Lit) > 1 && a.Lit[0] == '-' && a.Lit[1] != '-' && strings.ContainsAny(a.Lit[1:], "c") {
 				return nil
 			}
 		}
@@ -373,7 +373,13 @@ func scriptOperand(c *Command, name string) *Word {
 		}
 	}
 	_, pos := parseGNU(c.Argv[1:], o)
-	if len(pos) == 0 || pos[0].Lit == "-" {
+	if len(pos) == 0 || pos[0].Lit == "-" || shells[name] && hasAny(c.Argv[1:], "-s") {
+		// the script comes from standard input: a file redirected there
+		for i := len(c.Redirects) - 1; i >= 0; i-- {
+			if r := c.Redirects[i]; r.Op == "<" && (r.FD == "" || r.FD == "0") {
+				return &c.Redirects[i].Target
+			}
+		}
 		return nil
 	}
 	return &pos[0]
@@ -857,12 +863,33 @@ func selectiveFind(expr []Word) bool {
 }
 
 func (cl *classifier) findDelete(c *Command) {
-	_, expr := findParts(c.Argv[1:])
+	roots, expr := findParts(c.Argv[1:])
 	if !hasAny(expr, "-delete") {
 		return
 	}
-	if why := cl.findReason(c, true); why != "" {
+	if why := cl.findReason(c, false); why != "" {
 		cl.block(c, "find-delete-root", "find -delete of "+why)
+		return
+	}
+	if len(roots) == 0 {
+		roots = []Word{{Lit: "."}}
+	}
+	selective := selectiveFind(expr)
+	for _, r := range roots {
+		switch pl, why := cl.placeOf(c, r); pl {
+		case placeRoot:
+			cl.block(c, "find-delete-root", "find -delete under "+why)
+			return
+		case placeOutside:
+			cl.block(c, "rm-outside", "find -delete under "+why+", outside the project and the temporary folder")
+			return
+		case placeProject:
+			if !selective {
+				cl.confirmLocal(c, "rm-project", "find -delete of everything under "+why+", the project itself")
+			}
+		case placeUnknown:
+			cl.confirm(c, "rm-unknown", "find -delete under "+why+" in a folder not known before the line runs")
+		}
 	}
 }
 
@@ -1038,7 +1065,8 @@ func (cl *classifier) git(c *Command, args []Word) {
 		}
 		discard := sub == "checkout" && has(flags, "-f", "--force")
 		for _, p := range pos {
-			if p.Lit == "." || p.Lit == ":/" || p.Lit == "*" || p.Lit == ":/*" {
+			// a folder's worth of changes: ".", ":/", "*", "src/"
+			if p.Lit == "." || p.Lit == ":/" || p.Lit == "*" || p.Lit == ":/*" || strings.HasSuffix(p.Lit, "/") || p.Dynamic {
 				discard = true
 			}
 		}
@@ -1326,7 +1354,7 @@ func (cl *classifier) httpie(c *Command, args []Word) {
 	}
 }
 
-var awsReadPrefixes = []string{"describe-", "list-", "get-", "head-", "batch-get-", "search-", "lookup-", "scan", "query", "filter-", "validate-", "estimate-", "preview-", "simulate-", "check-", "detect-", "test-", "wait", "help", "ls", "presign", "generate-", "decode-", "assume-", "export-"}
+var awsReadPrefixes = []string{"describe-", "list-", "get-", "head-", "tail", "batch-get-", "search-", "lookup-", "scan", "query", "filter-", "validate-", "estimate-", "preview-", "simulate-", "check-", "detect-", "test-", "wait", "help", "ls", "presign", "generate-", "decode-", "assume-", "export-"}
 
 func (cl *classifier) aws(c *Command, args []Word) {
 	o := opts{long: " profile region output endpoint-url query color cli-input-json cli-input-yaml ca-bundle cli-read-timeout cli-connect-timeout cli-binary-format "}

@@ -103,10 +103,10 @@ func TestClassify(t *testing.T) {
 		{src: "find . -name node_modules -exec rm -rf {} +"},
 		{src: `echo "rm -rf /"`},
 		// find -delete
-		{src: "find . -delete", want: []string{"find-delete-root:block"}},
+		{src: "find . -delete", want: []string{rmProject}},
 		{src: "find ~ -type f -delete", want: []string{"find-delete-root:block"}},
 		{src: "find / -delete", want: []string{"find-delete-root:block"}},
-		{src: "find . ! -name keep -delete", want: []string{"find-delete-root:block"}},
+		{src: "find . ! -name keep -delete", want: []string{rmProject}},
 		{src: "find . -name '*.pyc' -delete"},
 		{src: "find build -delete"},
 		{src: "find . -type f"},

@@ -15,6 +15,41 @@
 // `ssh host 'cmd'`, `su -c`, `script -c`, `flock -c`, `npx -c`,
 // `env -S '…'` and alias values.
 //
+// Interpreter code (python -c, node -e, perl -e, ruby -e, php -r, lua -e,
+// awk's program, a here-document or echo/printf piped into an interpreter)
+// is read for what reaches beyond it: a call that starts a program
+// (os.system, subprocess.*, child_process.exec*, system, backticks,
+// os.execute, …) with a literal argument is parsed as the command it runs,
+// a literal list as its argv; a call that deletes a tree or a file
+// (shutil.rmtree, fs.rmSync, FileUtils.rm_rf, remove_tree, os.remove, …)
+// with a literal path becomes `rm -rf PATH` or `rm -f PATH`; either call
+// with a computed argument makes the command Opaque. printf FORMAT ARGS
+// piped into a shell is rendered (%s, %b, %c, %d, %%, \n, \t); `make -f -`
+// (or /dev/stdin) with a here-document has its recipe lines parsed; git
+// aliases starting with "!", command-valued git keys (core.pager,
+// core.sshCommand, core.editor, diff.external, filters, …) given with -c
+// or `git config`, ext:: URLs and environment variables that hold
+// commands (GIT_SSH_COMMAND, PAGER, EDITOR, LESSOPEN, BASH_ENV, …) are
+// parsed as the shell code they are. A program the reader does not know
+// is read through as a wrapper when an argument names a shell, an
+// interpreter or a program the rules judge followed by more words
+// (`parallel rm -rf ::: ~`, `hyperfine 'rm -rf ~'`), and so are docker
+// exec|run and kubectl exec.
+//
+// [Command.Dirs] follows cd, pushd and popd through a line: a subshell's,
+// a pipeline part's or a substitution's cd stays inside it, a cd can fail
+// (so the folders before it stay possible), and a target that is not
+// literal is "?". [Reads] and [Writes] give a relative path from each
+// folder its command may run in; the classifier judges a command from
+// each. A variable assigned a literal or glob earlier in the line (x=v, a
+// for loop's one item) stands for its value while nothing before it can
+// create, move or link files; $PWD is "."; $TMPDIR (and ${TMPDIR:-/tmp})
+// is /tmp; $(mktemp) is a fresh name in /tmp; a process substitution is a
+// pipe under /dev/fd. Words that stand for the files below a folder
+// (find's {}, `grep -r`/rg/zip -r/cp -r/tar c operands, unzip -d and tar
+// -C targets, $(git ls-files PATTERN)) carry [Word.Under] and
+// [Word.Name], so the caller can list what is there.
+//
 // Wrappers are peeled off with their options and listed in
 // [Command.Wrappers]: sudo, doas, env (-i, -u, -C, -S, NAME=value), nice,
 // nohup, setsid, timeout, stdbuf, ionice, chroot, taskset, chrt, command
@@ -39,7 +74,17 @@
 //
 // [Classify] returns findings with these stable rule codes:
 //
+// Where a recursive delete lands decides it (rm -r, rimraf, find -delete,
+// rsync --delete, shutil.rmtree and kin): inside the project or the
+// temporary folder it passes; the project itself is rm-project (confirm,
+// Local); anywhere else outside the project and the temporary folder is
+// rm-outside (block); a relative path after a cd that is not literal is
+// rm-unknown (confirm); and the system, the home folder and what holds the
+// project are rm-root (block). The home folder is never temporary, wherever
+// it is. rsync --delete into the project is rsync-delete (confirm, Local).
+//
 // Destructive (block):
+//   - secret-export: gpg --export-secret-keys and --export-secret-subkeys.
 //   - rm-root: rm -r/-R/--recursive (with or without -f: an agent's shell
 //     has no terminal, so rm never stops to ask) of /, a top-level
 //     directory, ~, ~user, $HOME, the home directory or the project root by
@@ -50,9 +95,8 @@
 //     an ancestor of home or the project, where it can name one of them,
 //     as `/h*` or `../p*` can), a path computed at run time ($x, $(…), an
 //     xargs argument), or the `{}` of a find -exec whose find matches
-//     everything under such a root. `rm -rf ./build`, `rm -r ~/x` and
-//     `rm -rf build/*` pass. A cd anywhere in the line makes the working
-//     directory unknown.
+//     everything under such a root. `rm -rf ./build` and `rm -rf build/*`
+//     pass; `rm -r ~/x` is rm-outside.
 //   - find-delete-root: find -delete whose starting point is such a root and
 //     whose expression does not narrow by name, path, time, size, owner or
 //     permission (-name, -path, -mtime, -size, …; -o or a negation undoes
@@ -64,9 +108,16 @@
 //   - mkfs: mkfs*, mke2fs, mkswap, wipefs, mkdosfs, mkntfs, newfs; fdisk,
 //     sfdisk, cfdisk, parted, gdisk, sgdisk unless listing (-l, print).
 //   - git-clean-force: git clean with -f, -d and -x or -X, not -n.
-//   - git-reset-hard: git reset --hard when Context.Dirty.
-//   - git-discard: git checkout -f, git checkout/restore of `.`, `:/` or
-//     `*` when Context.Dirty (restore --staged alone passes).
+//
+// Destructive inside the project (confirm, Local: a person may well want
+// them while writing source): git clean -f without -x; git reset --hard
+// (it discards the uncommitted changes when Context.Dirty); git-discard:
+// git checkout -f, git switch --discard-changes|-f, git checkout/restore of
+// `.`, `:/`, `*` or a folder when Context.Dirty (restore --staged alone
+// passes); git stash clear|drop; git branch -D; git reflog expire; git gc
+// --prune=now; rm-project; rsync-delete. Removing the project when it holds
+// piagent's own files (.git/config, .pi/…) is blocked by the guard's
+// self-protection instead.
 //   - chmod-world-writable: chmod -R with a mode granting write to others
 //     (777, 666, a+rwx, o+w, …), whatever the target.
 //   - chmod-root, chown-root: chmod/chown/chgrp -R of /, a top-level
@@ -133,7 +184,9 @@
 //     linked or built to in the same line (`cp $(which piagent-mcp) x`,
 //     `go build -o x ./cmd/piagent-mcp`) count as piagent.
 //   - opaque-shell (confirm): opaque code, or a program computed at run
-//     time, that does not trip gate-self.
+//     time, that does not trip gate-self; a shell or an interpreter running
+//     a script from outside the project (a file, or a file redirected to
+//     `bash -s`), which the reader does not open.
 //
 // Choices: `truncate -s 0 FILE` is an ordinary write (reported by
 // [Writes]), a device-write only for /dev targets. `git push --dry-run`

@@ -21,7 +21,7 @@ import (
 // one). Group 1 is the callee.
 var codeAPIs = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`([\w$]+\.|\)\.|\]\.|\.)?\b` +
-		`(system|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|removeSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
+		`(system|execute|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|removeSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
 		`\s*(\(|\s["'\[])`)
 })
 
@@ -35,12 +35,18 @@ var awkPipe = sync.OnceValue(func() *regexp.Regexp {
 // when it is a method of a value, as in require('child_process').exec).
 func apiKind(mod, fn, code string) string {
 	mod = strings.TrimSuffix(mod, ".")
+	switch fn {
+	case "execSync", "execFileSync", "spawnSync", "rmSync", "rmdirSync":
+		if mod == "" { // destructured from require('child_process') or 'fs'
+			mod = "?"
+		}
+	}
 	if mod == "" && fn != "system" && fn != "popen" && fn != "exec" && fn != "spawn" && fn != "passthru" && fn != "shell_exec" && fn != "proc_open" && fn != "rmtree" && fn != "remove_tree" && fn != "rm_rf" {
 		return "" // a bare name that is not a well-known process call
 	}
 	if mod == ")" || mod == "]" || mod == "?" {
 		switch fn {
-		case "execSync", "execFileSync", "spawnSync", "check_output", "getoutput", "getstatusoutput":
+		case "execSync", "execFileSync", "spawnSync", "check_output", "getoutput", "getstatusoutput", "system", "popen":
 			return "run"
 		case "exec", "execFile", "spawn":
 			if strings.Contains(code, "child_process") {
@@ -62,6 +68,10 @@ func apiKind(mod, fn, code string) string {
 	switch fn {
 	case "system", "popen", "popen2", "popen3", "popen4", "shell_exec", "passthru", "proc_open", "getoutput", "getstatusoutput", "qx":
 		return "run"
+	case "execute":
+		if mod == "os" { // Lua
+			return "run"
+		}
 	case "exec", "execSync", "execFile", "execFileSync", "spawn", "spawnSync":
 		if mod == "" || mod == "child_process" || mod == "cp" || mod == "Kernel" || mod == "os" || mod == "Bun" || mod == "pty" {
 			return "run"

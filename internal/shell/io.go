@@ -1014,6 +1014,9 @@ func tarIO(args []Word, s *sink) {
 				o = Word{Lit: dir + o.Lit, Dynamic: o.Dynamic, Expands: o.Expands, Pattern: patternOr(o, escapeLit(dir)+o.Pattern)}
 			}
 			s.read(o)
+			if !o.Dynamic {
+				s.read(treeWord(o.Lit)) // a folder goes in whole
+			}
 		}
 	case 'x':
 		s.read(archives...)

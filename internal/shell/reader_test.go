@@ -82,6 +82,19 @@ func TestReaderIssue22(t *testing.T) {
 		{src: "bash scripts/build.sh", want: nil},
 		{src: "python3 -m pytest", want: nil},
 		{src: "gpg --export-secret-keys", want: []string{"secret-export:block"}},
+		// found by the held-out part of the corpus
+		{src: "find ~/Documents -type f -delete", want: []string{"rm-outside:block"}},
+		{src: "find / -name '*.log' -delete", want: []string{"find-delete-root:block"}},
+		{src: "find build -name '*.o' -delete", want: nil},
+		{src: "git checkout -- src/", ctx: dirty, want: []string{"git-discard:confirm"}},
+		{src: "git checkout -- main.go", ctx: dirty, want: nil},
+		{src: `python3 -c "__import__('os').system('rm -rf ~')"`, want: []string{"rm-root:block"}},
+		{src: `node -e "const {execSync}=require('child_process'); execSync('rm -rf ~')"`, want: []string{"rm-root:block"}},
+		{src: `lua -e 'os.execute("rm -rf ~")'`, want: []string{"rm-root:block"}},
+		{src: "bash -s < /tmp/x.sh", want: []string{"opaque-shell:confirm"}},
+		{src: "git -c protocol.ext.allow=always clone 'ext::sh -c rm% -rf% ~'", want: []string{"rm-root:block"}},
+		{src: "LESSOPEN='|rm -rf ~ %s' less README.md", want: []string{"rm-root:block"}},
+		{src: "aws logs tail /aws/lambda/x", want: nil},
 	}
 	for _, tt := range tests {
 		ctx := tt.ctx

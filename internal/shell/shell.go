@@ -208,7 +208,7 @@ func (w *walker) assign(as *syntax.Assign, sc scope) {
 			in := sc.with("env command")
 			if v.Expands {
 				w.emit(Command{Argv: []Word{v}, Opaque: v.Lit}, in, false)
-			} else if err := w.parse(v.Lit, in, sc.depth+1, "env command"); err != nil && !isSyntax(err) {
+			} else if err := w.parse(strings.TrimLeft(v.Lit, "|"), in, sc.depth+1, "env command"); err != nil && !isSyntax(err) {
 				w.err = err
 			}
 		}

@@ -87,10 +87,51 @@ func convertWord(sw *syntax.Word, sc scope, w *walker) Word {
 		case *syntax.CmdSubst:
 			if pat, ok := freshTemp(p); ok {
 				out.Pattern = pat // a name mktemp just made
+			} else if under, name, ok := listedFiles(p, sc); ok {
+				out.Under, out.Name = under, name // the files a listing prints
 			}
 		}
 	}
 	return out
+}
+
+// listedFiles reports the folder and name filter of the files a command
+// substitution lists: `git ls-files [PATTERN]` (the files below the
+// working folder; tracked ones are a subset) or a find whose {} is known.
+func listedFiles(cs *syntax.CmdSubst, sc scope) (under, name string, ok bool) {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 {
+		return "", "", false
+	}
+	call, isCall := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !isCall || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return "", "", false
+	}
+	args := make([]Word, len(call.Args))
+	for i, a := range call.Args {
+		if args[i] = wordOnly(a, sc); args[i].Expands {
+			return "", "", false
+		}
+	}
+	switch args[0].Lit {
+	case "git":
+		if len(args) < 2 || args[1].Lit != "ls-files" || len(args) > 3 {
+			return "", "", false
+		}
+		if len(args) == 3 {
+			n := args[2].Lit
+			if strings.HasPrefix(n, "-") || strings.Contains(n, "/") {
+				return "", "", false
+			}
+			return ".", n, true
+		}
+		return ".", "", true
+	case "find":
+		roots, _ := findParts(args[1:])
+		if u, n := findUnder(roots, args[1:], "{}"); u != "" {
+			return u, n, true
+		}
+	}
+	return "", "", false
 }
 
 // freshTemp reports whether a command substitution is only mktemp making
@@ -136,6 +177,11 @@ func (w *walker) value(p *syntax.ParamExp) (Word, bool) {
 	}
 	name := p.Param.Value
 	switch name {
+	case "PWD":
+		if p.Exp == nil {
+			return Word{Lit: "."}, true // the folder the command runs in
+		}
+		return Word{}, false
 	case "TMPDIR", "TMP", "TEMP":
 		if p.Exp == nil {
 			return Word{Lit: "/tmp"}, true

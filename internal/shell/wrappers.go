@@ -1136,6 +1136,12 @@ func (w *walker) gitAlias(c *Command, sc scope) {
 			i++
 		}
 	}
+	for _, a := range args {
+		// git's ext:: transport runs a command ("% " is a space)
+		if rest, ok := strings.CutPrefix(a.Lit, "ext::"); ok {
+			bodies = append(bodies, Word{Lit: "!" + extCommand(rest), Expands: a.Expands})
+		}
+	}
 	for _, b := range bodies {
 		if b.Expands {
 			c.Opaque = b.Lit
@@ -1257,4 +1263,25 @@ func (w *walker) throughs(c *Command, name string, sc scope, bg bool) bool {
 		}
 	}
 	return false
+}
+
+// extCommand writes git's ext:: command as shell: arguments split at
+// spaces, "% " a space inside one, "%%" a percent sign.
+func extCommand(s string) string {
+	var args []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '%'):
+			i++
+			cur.WriteByte(s[i])
+		case s[i] == ' ':
+			args = append(args, quoteArg(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	args = append(args, quoteArg(cur.String()))
+	return strings.Join(args, " ")
 }
