@@ -209,6 +209,24 @@ func TestHelperFailsClosedWithoutGate(t *testing.T) {
 
 // BenchmarkRoundTrip is one decide request over a pipe, signature check
 // included.
+// BenchmarkRoundTripBash is the same for a typical bash command: the
+// command reader, the tool policy and the gate's self-protection.
+func BenchmarkRoundTripBash(b *testing.B) {
+	home, cwd := project(b)
+	os.MkdirAll(filepath.Join(cwd, "src"), 0o755)
+	c := start(b, home, cwd)
+	req := `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n 50"}}}` + "\n"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := io.WriteString(c.in, req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.out.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkRoundTrip(b *testing.B) {
 	home, cwd := project(b)
 	c := start(b, home, cwd)

@@ -61,8 +61,13 @@ func Classify(a *Analysis, ctx Context) []Finding {
 // cwds are the absolute folders c may run in ("" for one not known).
 func (cl *classifier) cwds(c *Command) []string {
 	if len(c.Dirs) == 0 {
-		return []string{cl.ctx.Cwd}
+		cl.start[0] = cl.ctx.Cwd
+		return cl.start[:]
 	}
+	if len(cl.lastDirs) > 0 && &cl.lastDirs[0] == &c.Dirs[0] && len(cl.lastDirs) == len(c.Dirs) {
+		return cl.lastCwds // the commands after one cd share its Dirs
+	}
+	defer func() { cl.lastDirs = c.Dirs }()
 	out := make([]string, 0, len(c.Dirs))
 	for _, d := range c.Dirs {
 		abs := ""
@@ -83,6 +88,7 @@ func (cl *classifier) cwds(c *Command) []string {
 			out = append(out, abs)
 		}
 	}
+	cl.lastCwds = out
 	return out
 }
 
@@ -207,6 +213,9 @@ type classifier struct {
 	ctx   Context
 	cur   string // the folder the command being classified runs in ("" unknown)
 	again bool   // the same command from another folder: only the rules on paths
+	start [1]string
+	// lastDirs and lastCwds remember the last Command.Dirs resolved
+	lastDirs, lastCwds []string
 	depth int    // opaque code re-read as shell (hidesGate)
 	out   []Finding
 

@@ -77,7 +77,7 @@ func TestClassify(t *testing.T) {
 		{src: "/bin/rm -rf /", want: []string{rmRoot}},
 		{src: "ls | xargs rm -rf", want: []string{rmProject}}, // as rm -rf *
 		{src: "ls -a | xargs rm -rf", want: []string{rmRoot}},
-		{src: "cd / && rm -rf *", want: []string{rmProject, rmRoot}},
+		{src: "cd / && rm -rf *", want: []string{rmRoot}},
 		{src: "rm -rf ~/proj", want: []string{rmProject}},
 		{src: "bash -c 'rm -rf /'", want: []string{rmRoot}},
 		{src: "find . -exec rm -rf {} +", want: []string{rmRoot}},

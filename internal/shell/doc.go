@@ -38,8 +38,8 @@
 //
 // [Command.Dirs] follows cd, pushd and popd through a line: a subshell's,
 // a pipeline part's or a substitution's cd stays inside it, a cd can fail
-// (so the folders before it stay possible), and a target that is not
-// literal is "?". [Reads] and [Writes] give a relative path from each
+// (so after `cd x;` the folders before it stay possible, while after
+// `cd x &&` only x is), and a target that is not literal is "?". [Reads] and [Writes] give a relative path from each
 // folder its command may run in; the classifier judges a command from
 // each. A variable assigned a literal or glob earlier in the line (x=v, a
 // for loop's one item) stands for its value while nothing before it can

@@ -82,13 +82,7 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 			if w.Lit == "" && !w.Dynamic {
 				continue
 			}
-			if len(a.Commands[i].Dirs) == 0 {
-				add(w)
-				continue
-			}
-			for _, w := range inDirs(w, a.Commands[i].Dirs) {
-				add(w)
-			}
+			inDirs(w, a.Commands[i].Dirs, add)
 		}
 	}
 	return out
@@ -97,22 +91,21 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 // inDirs is a path word as the command sees it from each folder it may
 // run in (Command.Dirs): relative paths are joined to the folder; in a
 // folder not known, the word can be anything ending in it.
-func inDirs(w Word, dirs []string) []Word {
-	rel := w.Lit != "" && !strings.HasPrefix(w.Lit, "/") && !strings.HasPrefix(w.Lit, "~") && !strings.HasPrefix(w.Lit, "$") && !w.Expands
-	if len(dirs) == 0 || !rel {
-		return []Word{w}
+func inDirs(w Word, dirs []string, out func(Word)) {
+	if len(dirs) == 0 || w.Lit == "" || w.Expands || strings.HasPrefix(w.Lit, "/") || strings.HasPrefix(w.Lit, "~") || strings.HasPrefix(w.Lit, "$") {
+		out(w)
+		return
 	}
-	out := make([]Word, 0, len(dirs))
 	for _, d := range dirs {
 		switch d {
 		case "":
-			out = append(out, w)
+			out(w)
 		case "?":
 			p := w.Pattern
 			if !w.Dynamic {
 				p = escapeLit(w.Lit)
 			}
-			out = append(out, Word{Lit: "?/" + w.Lit, Dynamic: true, Expands: true, Pattern: "**/" + p})
+			out(Word{Lit: "?/" + w.Lit, Dynamic: true, Expands: true, Pattern: "**/" + p})
 		default:
 			j := w
 			j.Lit = joinDir(d, w.Lit)
@@ -122,10 +115,9 @@ func inDirs(w Word, dirs []string) []Word {
 			if w.Under != "" && !strings.HasPrefix(w.Under, "/") && !strings.HasPrefix(w.Under, "~") {
 				j.Under = joinDir(d, w.Under)
 			}
-			out = append(out, j)
+			out(j)
 		}
 	}
-	return out
 }
 
 type sink struct {

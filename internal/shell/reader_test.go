@@ -22,12 +22,14 @@ func TestReaderIssue22(t *testing.T) {
 	}{
 		// cd is followed; a cd may fail, so the start stays possible
 		{src: "cd .. && rm -rf proj", want: []string{"rm-project:confirm"}},
-		{src: "cd src && rm -rf ../../proj", want: []string{"rm-outside:block", "rm-project:confirm"}}, // if the cd fails, /home/proj
+		{src: "cd src && rm -rf ../../proj", want: []string{"rm-project:confirm"}},
+		{src: "cd src; rm -rf ../../proj", want: []string{"rm-outside:block", "rm-project:confirm"}}, // if the cd fails, /home/proj
 		{src: "cd .. && rm -rf other", want: []string{"rm-outside:block"}},
 		{src: "cd /tmp && rm -rf build", want: nil},
 		{src: "(cd ..) && rm -rf proj", want: nil}, // a subshell's cd stays there
 		{src: "cd \"$X\" && rm -rf build", want: []string{"rm-unknown:confirm"}},
-		{src: "cd ~ && rm -rf *", want: []string{"rm-project:confirm", "rm-root:block"}},
+		{src: "cd ~ && rm -rf *", want: []string{"rm-root:block"}},
+		{src: "cd ~; rm -rf *", want: []string{"rm-project:confirm", "rm-root:block"}},
 		// where a delete lands
 		{src: "rm -rf ~/Documents", want: []string{"rm-outside:block"}},
 		{src: "rm -rf /opt/app", want: []string{"rm-outside:block"}},
@@ -115,18 +117,23 @@ func TestDirs(t *testing.T) {
 		want []string // Dirs of the last command
 	}{
 		{"ls", nil},
-		{"cd src && ls", []string{"", "src"}},
+		// after `cd x &&` the cd succeeded; after `cd x;` it may not have
+		{"cd src && ls", []string{"src"}},
+		{"cd src; ls", []string{"", "src"}},
+		{"cd src || exit 1; ls", []string{"", "src"}},
 		{"cd src; cd ..; ls", []string{"", "src", "..", "."}},
-		{"cd /tmp && cd x && ls", []string{"", "/tmp", "x", "/tmp/x"}},
-		{"cd && ls", []string{"", "~"}},
-		{"cd ~/a/.. && ls", []string{"", "~"}},
-		{"cd ~/.. && ls", []string{"", "?"}},
-		{"cd - && ls", []string{"", "?"}},
+		{"cd /tmp && cd x && ls", []string{"/tmp/x"}},
+		{"cd /tmp; cd x && ls", []string{"x", "/tmp/x"}},
+		{"cd && ls", []string{"~"}},
+		{"cd ~/a/.. && ls", []string{"~"}},
+		{"cd ~/.. && ls", []string{"?"}},
+		{"cd - && ls", []string{"?"}},
+		{"(cd src) && ls", nil},
 		{"(cd src); ls", nil},
 		{"cd src | cat; ls", nil},
 		{"bash -c 'cd src'; ls", nil},
 		{"eval 'cd src'; ls", []string{"", "src"}},
-		{"builtin cd src && ls", []string{"", "src"}},
+		{"builtin cd src && ls", []string{"src"}},
 	}
 	for _, tt := range tests {
 		a, err := Parse(tt.src)
@@ -158,8 +165,9 @@ func TestReaderWords(t *testing.T) {
 		{"rg TOKEN", true, `[{"Lit":"./*","Dynamic":true,"Expands":true,"Pattern":"./**","Under":".","Visible":true}]`},
 		{"find . -name '*.txt' -exec cat {} \\;", true, `[{"Lit":"{}","Dynamic":true,"Expands":true,"Pattern":"./**/*.txt","Under":".","Name":"*.txt"}]`},
 		{"diff <(ls) <(ls -la)", true, `[{"Lit":"\u003c(ls)","Dynamic":true,"Expands":true,"Pattern":"/dev/fd/*"},{"Lit":"\u003c(ls -la)","Dynamic":true,"Expands":true,"Pattern":"/dev/fd/*"}]`},
-		{"cd .pi && echo x > settings.json", false, `[{"Lit":"settings.json","Dynamic":false},{"Lit":".pi/settings.json","Dynamic":false}]`},
-		{"cd \"$D\" && echo x > a", false, `[{"Lit":"a","Dynamic":false},{"Lit":"?/a","Dynamic":true,"Expands":true,"Pattern":"**/a"}]`},
+		{"cd .pi && echo x > settings.json", false, `[{"Lit":".pi/settings.json","Dynamic":false}]`},
+		{"cd .pi; echo x > settings.json", false, `[{"Lit":"settings.json","Dynamic":false},{"Lit":".pi/settings.json","Dynamic":false}]`},
+		{"cd \"$D\" && echo x > a", false, `[{"Lit":"?/a","Dynamic":true,"Expands":true,"Pattern":"**/a"}]`},
 		{"unzip -o v.zip -d vendor", false, `[{"Lit":"vendor/*","Dynamic":true,"Expands":true,"Pattern":"vendor/**","Under":"vendor"}]`},
 		{"echo x > $(mktemp)", false, `[{"Lit":"$(mktemp)","Dynamic":true,"Expands":true,"Pattern":"/tmp/tmp.[a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9][a-zA-Z0-9]"}]`},
 	}

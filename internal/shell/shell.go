@@ -162,6 +162,10 @@ type walker struct {
 	assigns []Assignment
 	err     error
 	dirs    []string // where the next command may run (Command.Dirs)
+	// cdTo is where the last command, a cd, went, if it succeeded: what
+	// runs after `cd x &&` runs there only. Nil when the last command was
+	// not a cd.
+	cdTo []string
 	// vars are variables with a known value (walker.value); changed is set
 	// once a command that may create, move or link files was seen.
 	vars    map[string]Word
@@ -173,7 +177,7 @@ type walker struct {
 func (w *walker) apart(fn func()) {
 	dirs := w.dirs
 	fn()
-	w.dirs = dirs
+	w.dirs, w.cdTo = dirs, nil
 }
 
 func (w *walker) setVar(name string, v Word) {
@@ -346,7 +350,11 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 			w.apart(func() { w.stmt(c.Y, in) })
 			return
 		}
+		w.cdTo = nil
 		w.stmt(c.X, sc)
+		if c.Op == syntax.AndStmt && w.cdTo != nil {
+			w.dirs = w.cdTo // the cd succeeded, or nothing after && runs
+		}
 		w.stmt(c.Y, sc)
 	case *syntax.Subshell:
 		w.apart(func() { w.stmts(c.Stmts, sc.with("subshell")) })
@@ -494,12 +502,27 @@ func (w *walker) emit(c Command, sc scope, bg bool) {
 	if !w.changed && !readsOnly(&c) {
 		w.changed = true
 	}
+	w.cdTo = nil
 	switch c.Name {
 	case "cd", "pushd", "popd":
 		if sameShell(c.Wrappers) && c.Opaque == "" {
-			w.dirs = moveDirs(w.dirs, cdTarget(c))
+			t := cdTarget(c)
+			w.cdTo = nil
+			for _, d := range orStart(w.dirs) {
+				if n := joinDir(d, t); !slices.Contains(w.cdTo, n) {
+					w.cdTo = append(w.cdTo, n)
+				}
+			}
+			w.dirs = moveDirs(w.dirs, t)
 		}
 	}
+}
+
+func orStart(dirs []string) []string {
+	if dirs == nil {
+		return []string{""}
+	}
+	return dirs
 }
 
 // sameShell reports whether a command under these wrappers still runs in
