@@ -216,8 +216,8 @@ type classifier struct {
 	start [1]string
 	// lastDirs and lastCwds remember the last Command.Dirs resolved
 	lastDirs, lastCwds []string
-	depth int    // opaque code re-read as shell (hidesGate)
-	out   []Finding
+	depth              int // opaque code re-read as shell (hidesGate)
+	out                []Finding
 
 	vars            map[string][]Word // literal assignments, by name
 	aliases         map[string]bool   // names piagent was copied or built to
