@@ -7,6 +7,11 @@ import (
 
 var fuzzSeeds = []string{
 	"cd web && npm test -- --watch=false | tee out.log",
+	`python3 -c "import os; os.system('rm -rf ~'); __import__('shutil').rmtree(x)"`,
+	`node -e "const {execSync}=require('child_process'); execSync(['a', b])"`, "perl -e '`ls`; system(\"x\", \"y\")'",
+	`printf '%s %b\n' a b | bash`, "make -f - <<'EOF'\nall:\n\t@rm -rf ~\nEOF", "git -c core.pager='less' -c alias.x='!sh' config alias.y '!z' ext::sh% -c",
+	"cd .. && for f in src/*.go; do cat \"$f\"; done; cd -; rm -rf ${TMPDIR:-/tmp}/x $(mktemp -d) $PWD",
+	"parallel 'rm -rf {}' ::: a; GIT_SSH_COMMAND='ssh -i k' git fetch; find . -name '*.go' | xargs wc -l",
 	"rm -rf /", "rm -rf ~/x", "sudo -E env FOO=1 piagent-mcp approve x",
 	"bash -lc \"echo $(id) | sh\"", "eval \"$(echo x) approve\"",
 	"find . -name '*.go' -exec rm -rf {} +", "echo x | xargs -I{} cp {} .pi/",
