@@ -2,10 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/piagent/piagent/internal/lazyre"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/toolname"
 )
@@ -160,7 +160,7 @@ func weakens(key string, v any) bool {
 	return v != nil
 }
 
-var unpinnedPkg = regexp.MustCompile(`^(@[^/@\s]+/)?[^@/\s]+(@(latest|next|\^.*|~.*|\*|[<>=].*|\d+|\d+\.\d+|\d+\.x.*))?$`)
+var unpinnedPkg = lazyre.New(`^(@[^/@\s]+/)?[^@/\s]+(@(latest|next|\^.*|~.*|\*|[<>=].*|\d+|\d+\.\d+|\d+\.x.*))?$`)
 
 func (in *Input) warnings(g *Gate) []Warning {
 	var out []Warning
@@ -210,7 +210,7 @@ func unpinnable(e mcpconfig.Entry) (string, bool) {
 			if strings.HasPrefix(a, ".") || strings.HasPrefix(a, "/") {
 				return "", false
 			}
-			if unpinnedPkg.MatchString(a) {
+			if unpinnedPkg().MatchString(a) {
 				return fmt.Sprintf("%s runs %s without an exact version; what runs can change without the definition changing", base, a), true
 			}
 			return "", false

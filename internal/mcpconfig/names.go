@@ -1,20 +1,19 @@
 package mcpconfig
 
 import (
-	"regexp"
-
+	"github.com/piagent/piagent/internal/lazyre"
 	"github.com/piagent/piagent/internal/toolname"
 )
 
 var (
-	unsafeNameRun = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
-	edgeDashes    = regexp.MustCompile(`^[_-]+|[_-]+$`)
+	unsafeNameRun = lazyre.New(`[^A-Za-z0-9_-]+`)
+	edgeDashes    = lazyre.New(`^[_-]+|[_-]+$`)
 )
 
 // formatNamePart is the adapter's normalisation of package, plugin and
 // server names inside `<pkg>__<server>` and `<plugin>__<server>`.
 func formatNamePart(name, fallback string) string {
-	s := edgeDashes.ReplaceAllString(unsafeNameRun.ReplaceAllString(name, "_"), "")
+	s := edgeDashes().ReplaceAllString(unsafeNameRun().ReplaceAllString(name, "_"), "")
 	if s == "" {
 		return fallback
 	}

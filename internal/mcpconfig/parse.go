@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/lazyre"
 )
 
 // errInvalidConfig is wrapped by every reason the adapter rejects a config
@@ -156,8 +156,8 @@ var (
 		{"maxEvaluationBytesPerScript", 1, 4_194_304}, {"maxEvaluationTokensPerScript", 1, 1_000_000},
 		{"semanticCandidateLimit", 2, 127},
 	}
-	jevControl    = regexp.MustCompile("[\x00-\x1f\x7f]")
-	jevFloating   = regexp.MustCompile(`(?i)latest|preview`)
+	jevControl    = lazyre.New("[\x00-\x1f\x7f]")
+	jevFloating   = lazyre.New(`(?i)latest|preview`)
 	dangerousKeys = map[string]bool{"__proto__": true, "constructor": true, "prototype": true}
 )
 
@@ -181,7 +181,7 @@ func validateJev(v any) error {
 		bad := !ok
 		for _, n := range list {
 			s, ok := n.(string)
-			if !ok || s == "" || dangerousKeys[s] || jevControl.MatchString(s) {
+			if !ok || s == "" || dangerousKeys[s] || jevControl().MatchString(s) {
 				bad = true
 			}
 		}
@@ -191,7 +191,7 @@ func validateJev(v any) error {
 	}
 	if m := in["model"]; m != nil { // `??` falls back on null too
 		s, ok := m.(string)
-		if n := len(utf16.Encode([]rune(s))); !ok || n == 0 || n > 128 || jevFloating.MatchString(s) {
+		if n := len(utf16.Encode([]rune(s))); !ok || n == 0 || n > 128 || jevFloating().MatchString(s) {
 			return errors.New("settings.jev.model must be a pinned model name")
 		}
 	}

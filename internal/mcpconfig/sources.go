@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/lazyre"
 )
 
 // ---- Pi packages (package-mcp-loader.ts) ----
@@ -22,13 +22,13 @@ type packageRoot struct {
 }
 
 var (
-	npmName    = regexp.MustCompile(`^(@?[^@]+(?:/[^@]+)?)`)
-	gitURL     = regexp.MustCompile(`^(?:(?:https?|ssh)://|git@[^:]+:)`)
-	gitSSHUser = regexp.MustCompile(`^ssh://git@`)
-	gitSCP     = regexp.MustCompile(`^git@([^:]+):`)
-	gitScheme  = regexp.MustCompile(`(?i)^[a-z]+://`)
-	gitRef     = regexp.MustCompile(`@[^/]+$`)
-	gitSuffix  = regexp.MustCompile(`\.git$`)
+	npmName    = lazyre.New(`^(@?[^@]+(?:/[^@]+)?)`)
+	gitURL     = lazyre.New(`^(?:(?:https?|ssh)://|git@[^:]+:)`)
+	gitSSHUser = lazyre.New(`^ssh://git@`)
+	gitSCP     = lazyre.New(`^git@([^:]+):`)
+	gitScheme  = lazyre.New(`(?i)^[a-z]+://`)
+	gitRef     = lazyre.New(`@[^/]+$`)
+	gitSuffix  = lazyre.New(`\.git$`)
 	errAbsent  = errors.New("absent")
 )
 
@@ -129,7 +129,7 @@ func (l *loader) packageRoots() (roots []packageRoot, ok bool) {
 // local paths relative to base.
 func resolvePackageRoot(source, base string) string {
 	if rest, ok := strings.CutPrefix(source, "npm:"); ok {
-		m := npmName.FindStringSubmatch(trimJS(rest))
+		m := npmName().FindStringSubmatch(trimJS(rest))
 		if m == nil {
 			return ""
 		}
@@ -138,14 +138,14 @@ func resolvePackageRoot(source, base string) string {
 	git := ""
 	if rest, ok := strings.CutPrefix(source, "git:"); ok {
 		git = trimJS(rest)
-	} else if gitURL.MatchString(source) {
+	} else if gitURL().MatchString(source) {
 		git = source
 	}
 	if git != "" {
-		value := gitSSHUser.ReplaceAllString(git, "")
-		value = gitSCP.ReplaceAllString(value, "$1/")
-		value = gitScheme.ReplaceAllString(value, "")
-		p := gitSuffix.ReplaceAllString(gitRef.ReplaceAllString(value, ""), "")
+		value := gitSSHUser().ReplaceAllString(git, "")
+		value = gitSCP().ReplaceAllString(value, "$1/")
+		value = gitScheme().ReplaceAllString(value, "")
+		p := gitSuffix().ReplaceAllString(gitRef().ReplaceAllString(value, ""), "")
 		if p == "" || strings.HasPrefix(p, "/") {
 			return ""
 		}
@@ -271,10 +271,10 @@ const (
 )
 
 var (
-	agentPluginName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$`)
-	headerToken     = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
-	loopback127     = regexp.MustCompile(`^127(?:\.\d{1,3}){3}$`)
-	pluginVar       = regexp.MustCompile(`\$\{PLUGIN_(ROOT|DATA)\}`)
+	agentPluginName = lazyre.New(`^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$`)
+	headerToken     = lazyre.New("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
+	loopback127     = lazyre.New(`^127(?:\.\d{1,3}){3}$`)
+	pluginVar       = lazyre.New(`\$\{PLUGIN_(ROOT|DATA)\}`)
 	stdioFields     = map[string]bool{"type": true, "command": true, "args": true, "env": true, "cwd": true}
 	httpFields      = map[string]bool{"type": true, "url": true, "headers": true}
 )
@@ -422,7 +422,7 @@ func (l *loader) agentManifest(root string) (string, bool) {
 		return bad("unsupported plugin.json $schema")
 	}
 	name, _ := m["name"].(string)
-	if len(name) < 1 || len(name) > 64 || !agentPluginName.MatchString(name) || strings.Contains(name, "--") || strings.Contains(name, "..") {
+	if len(name) < 1 || len(name) > 64 || !agentPluginName().MatchString(name) || strings.Contains(name, "--") || strings.Contains(name, "..") {
 		return bad("plugin.json name is invalid")
 	}
 	for _, f := range []string{"version", "description", "homepage", "repository", "license"} {
@@ -470,7 +470,7 @@ func translateAgentServer(root, dataDir string, v any) (Entry, uint8) {
 		return nil, 0
 	}
 	expand := func(s string) string {
-		return pluginVar.ReplaceAllStringFunc(s, func(m string) string {
+		return pluginVar().ReplaceAllStringFunc(s, func(m string) string {
 			if strings.Contains(m, "ROOT") {
 				return root
 			}
@@ -568,7 +568,7 @@ func translateAgentServer(root, dataDir string, v any) (Entry, uint8) {
 			headers := map[string]any{}
 			for k, x := range hm {
 				s, ok := x.(string)
-				if !ok || seen[strings.ToLower(k)] || !headerToken.MatchString(k) || !validHeaderValue(s) {
+				if !ok || seen[strings.ToLower(k)] || !headerToken().MatchString(k) || !validHeaderValue(s) {
 					return nil, 0
 				}
 				seen[strings.ToLower(k)] = true
@@ -610,13 +610,13 @@ func validPluginURL(s string) bool {
 		return true
 	}
 	h := strings.ToLower(u.Hostname())
-	return h == "localhost" || h == "127.0.0.1" || h == "::1" || loopback127.MatchString(h)
+	return h == "localhost" || h == "127.0.0.1" || h == "::1" || loopback127().MatchString(h)
 }
 
 // ---- Claude plugins (claude-plugin-loader.ts) ----
 
 var (
-	claudeName       = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	claudeName       = lazyre.New(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 	claudeStrFields  = []string{"$schema", "displayName", "version", "description", "homepage", "repository", "license"}
 	claudeListFields = []string{"commands", "agents", "skills", "hooks", "mcpServers", "lspServers", "outputStyles"}
 )
@@ -759,7 +759,7 @@ func (l *loader) claudeManifest(root string) (string, bool) {
 		return bad("Claude plugin manifest must be a JSON object")
 	}
 	name, _ := m["name"].(string)
-	if !claudeName.MatchString(name) {
+	if !claudeName().MatchString(name) {
 		return bad("Claude plugin manifest has an invalid name: expected kebab-case")
 	}
 	if !claudeFieldTypes(m) {

@@ -161,7 +161,7 @@ func CheckURL(raw string) error {
 			return refuse("invalid", fmt.Sprintf("the URL has a space or control character at byte %d", i), "")
 		}
 	}
-	sub := refRE.ReplaceAllString(raw, refPlaceholder)
+	sub := refRE().ReplaceAllString(raw, refPlaceholder)
 	u, err := url.Parse(sub)
 	if err != nil {
 		return refuse("invalid", "the URL cannot be parsed", "")

@@ -1,12 +1,16 @@
 package secret
 
-import "regexp"
+import (
+	"strings"
+
+	"github.com/piagent/piagent/internal/lazyre"
+)
 
 // Masked replaces a value Mask hides.
 const Masked = "****"
 
 // urlPasswordRE finds the password of a URL's userinfo (group 2).
-var urlPasswordRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'"<>]*:)([^/\s@'"<>]+)@`)
+var urlPasswordRE = lazyre.New(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'"<>]*:)([^/\s@'"<>]+)@`)
 
 // Mask returns a deep copy of a server entry fit for display.
 //
@@ -128,15 +132,36 @@ func maskLeaf(v any) any {
 }
 
 func maskString(s string) string {
-	s = urlPasswordRE.ReplaceAllStringFunc(s, func(m string) string {
-		g := urlPasswordRE.FindStringSubmatch(m)
+	if mayHoldURLPassword(s) {
+		s = maskURLPasswords(s)
+	}
+	if _, secret := SecretValue(s); secret {
+		return Masked
+	}
+	return s
+}
+
+// mayHoldURLPassword is the cheap look before urlPasswordRE: a URL with a
+// password has "://" and an "@" after it.
+func mayHoldURLPassword(s string) bool {
+	i := strings.Index(s, "://")
+	return i >= 0 && strings.IndexByte(s[i:], '@') >= 0
+}
+
+func maskURLPasswords(s string) string {
+	return urlPasswordRE().ReplaceAllStringFunc(s, func(m string) string {
+		g := urlPasswordRE().FindStringSubmatch(m)
 		if !literalPassword(g[2]) {
 			return m
 		}
 		return g[1] + Masked + "@"
 	})
-	if _, secret := SecretValue(s); secret {
-		return Masked
+}
+
+// urlPasswordIn is urlPasswordRE's first match in s, after the cheap look.
+func urlPasswordIn(s string) []int {
+	if !mayHoldURLPassword(s) {
+		return nil
 	}
-	return s
+	return urlPasswordRE().FindStringSubmatchIndex(s)
 }

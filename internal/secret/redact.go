@@ -1,9 +1,10 @@
 package secret
 
 import (
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/piagent/piagent/internal/lazyre"
 )
 
 const markerPrefix = "[REDACTED:"
@@ -109,9 +110,9 @@ func mergeSpans(spans []span) []span {
 
 // codeValueRE is a member or call expression, which names where a secret
 // comes from rather than holding one: process.env.TOKEN, cfg.Password.
-var codeValueRE = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[,;]?$`)
+var codeValueRE = lazyre.New(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[,;]?$`)
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // notSecretValues are values that are types or literals, not secrets.
 var notSecretValues = map[string]bool{
@@ -300,12 +301,12 @@ func secretAssigned(v, key string) bool {
 		return false
 	case strings.ContainsAny(bare[:1], "$[{(<"), strings.Contains(bare, "("):
 		return false
-	case notSecretValues[strings.ToLower(bare)], codeValueRE.MatchString(bare):
+	case notSecretValues[strings.ToLower(bare)], codeValueRE().MatchString(bare):
 		return false
 	case strings.EqualFold(bare, key):
 		return false
 	}
-	if identRE.MatchString(bare) {
+	if identRE().MatchString(bare) {
 		if _, named := CredentialName(bare); named {
 			return false // a variable named like a credential: password: password
 		}

@@ -1,29 +1,33 @@
 package secret
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/piagent/piagent/internal/lazyre"
 )
 
 // refRE matches the adapter's three interpolation syntaxes. \w is ASCII in
 // RE2, as it is in the adapter's JavaScript regular expressions.
 var (
-	refRE      = regexp.MustCompile(`\$\{(\w+)\}|\$env:(\w+)|\{env:(\w+)\}`)
-	wholeRefRE = regexp.MustCompile(`^(?:\$\{\w+\}|\$env:\w+|\{env:\w+\})$`)
+	refRE      = lazyre.New(`\$\{(\w+)\}|\$env:(\w+)|\{env:(\w+)\}`)
+	wholeRefRE = lazyre.New(`^(?:\$\{\w+\}|\$env:\w+|\{env:\w+\})$`)
 )
 
 // IsReference reports whether the whole value is one variable reference:
 // ${VAR}, $env:VAR or {env:VAR}, where VAR is word characters.
 func IsReference(v string) bool {
-	return wholeRefRE.MatchString(v)
+	return strings.ContainsAny(v, "${") && wholeRefRE().MatchString(v)
 }
 
 // References returns every variable named by a reference inside s, in order
 // of first appearance, each once.
 func References(s string) []string {
+	if !strings.ContainsAny(s, "${") {
+		return nil // every syntax has a $ or a {
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range refRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range refRE().FindAllStringSubmatch(s, -1) {
 		name := m[1] + m[2] + m[3]
 		if !seen[name] {
 			seen[name] = true
@@ -42,7 +46,7 @@ var schemeWords = []string{"Bearer", "Basic", "Token", "Bot", "Digest", "ApiKey"
 // authentication scheme word: "${TOKEN}", "Bearer ${TOKEN}",
 // "${USER}:${PASS}". Such a value names variables and carries no literal.
 func referencedOnly(v string) bool {
-	locs := refRE.FindAllStringIndex(v, -1)
+	locs := refRE().FindAllStringIndex(v, -1)
 	if len(locs) == 0 {
 		return false
 	}

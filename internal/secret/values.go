@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/piagent/piagent/internal/lazyre"
 )
 
 // Value rule names, as SecretValue and Redact report them.
@@ -70,12 +72,12 @@ type valueRule struct {
 	needles []string
 	fold    bool // needles are lower case and matched case-insensitively
 	word    bool
-	re      *regexp.Regexp
-	ok      func(m string) bool // checked on group 1 when there is one
-	inner   bool                // the secret is group 1, not the whole match
+	re      func() *regexp.Regexp // compiled on first use
+	ok      func(m string) bool   // checked on group 1 when there is one
+	inner   bool                  // the secret is group 1, not the whole match
 }
 
-func anchored(p string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + p + `)`) }
+func anchored(p string) func() *regexp.Regexp { return lazyre.New(`^(?:` + p + `)`) }
 
 var valueRules = []valueRule{
 	{
@@ -188,7 +190,7 @@ func scanValues(s string) []span {
 				if r.word && start > 0 && isWordChar(s[start-1]) {
 					continue
 				}
-				loc := r.re.FindStringSubmatchIndex(s[start:])
+				loc := r.re().FindStringSubmatchIndex(s[start:])
 				if loc == nil {
 					continue
 				}
@@ -336,7 +338,7 @@ func scanEntropy(s string) []span {
 	var out []span
 	var public [][]int
 	if strings.Contains(s, "-----BEGIN ") {
-		for _, loc := range pemBlockRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, loc := range pemBlockRE().FindAllStringSubmatchIndex(s, -1) {
 			if !strings.Contains(s[loc[2]:loc[3]], "PRIVATE") {
 				public = append(public, loc)
 			}
@@ -389,7 +391,7 @@ func appendEntropy(out []span, s string, start, end int, public [][]int) []span 
 	return out
 }
 
-var wordPartRE = regexp.MustCompile(`^[A-Za-z]?[a-z]{3,}(?:[-_.]?[A-Za-z]?[a-z]+)*$|^[A-Z]{3,}$`)
+var wordPartRE = lazyre.New(`^[A-Za-z]?[a-z]{3,}(?:[-_.]?[A-Za-z]?[a-z]+)*$|^[A-Z]{3,}$`)
 
 // pathLike: at least two '/'-separated parts, half or more of them words.
 func pathLike(run string) bool {
@@ -402,7 +404,7 @@ func pathLike(run string) bool {
 			continue
 		}
 		parts++
-		if wordPartRE.MatchString(p) {
+		if wordPartRE().MatchString(p) {
 			words++
 		}
 	}
@@ -410,7 +412,7 @@ func pathLike(run string) bool {
 }
 
 // pemBlockRE is any PEM block; group 1 is its type.
-var pemBlockRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]+)-----.*?-----END [A-Z0-9 ]+-----`)
+var pemBlockRE = lazyre.New(`(?s)-----BEGIN ([A-Z0-9 ]+)-----.*?-----END [A-Z0-9 ]+-----`)
 
 // hashLabels precede a hash written as text: go.sum's h1:, sha256:… digests.
 var hashLabels = []string{"h1:", "sha1:", "sha256:", "sha384:", "sha512:", "sha256=", "sha512="}

@@ -62,7 +62,7 @@ func MaskWritten(entry map[string]any) (out map[string]any, secrets []string) {
 				secrets = append(secrets, path)
 				return Masked
 			}
-			if m := urlPasswordRE.FindStringSubmatchIndex(x); m != nil {
+			if m := urlPasswordIn(x); m != nil {
 				secrets = append(secrets, path)
 				return x[:m[3]] + Masked + x[m[5]:]
 			}

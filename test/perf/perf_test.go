@@ -1,0 +1,256 @@
+// Package perf measures piagent as a person's machine runs it: whole
+// processes (`piagent-mcp list --json`, `piagent sandbox exec`) and the
+// guard helper driven over real pipes from this process, each beside a
+// baseline measured in the same run (a hello-world Go binary's start, an
+// echo helper with the same framing, /bin/true). The figures are
+// benchmarks:
+//
+//	go test -run '^$' -bench . -benchtime 20x ./test/perf
+//
+// reporting ms/op, peak-MiB, p50-µs, p99-µs and rss-MiB.
+package perf
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// bins builds piagent, piagent-mcp and the two baselines once.
+func bins(b testing.TB) string {
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "piagent-perf-")
+		if buildErr != nil {
+			return
+		}
+		root, _ := filepath.Abs("../..")
+		for _, p := range []string{"piagent", "piagent-mcp"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, p), "./cmd/"+p)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", p, err, out)
+				return
+			}
+		}
+		for name, src := range map[string]string{
+			"hello": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
+			// echo answers each request line with a fixed decision, with
+			// the helper's framing: the floor of a pipe round trip.
+			"echo": "package main\n\nimport (\"bufio\"; \"os\")\n\nfunc main() {\n\tr := bufio.NewReaderSize(os.Stdin, 1<<16)\n\tos.Stdout.WriteString(\"{\\\"protocol\\\":\\\"piagent-guard\\\"}\\n\")\n\tfor {\n\t\tif _, err := r.ReadBytes('\\n'); err != nil {\n\t\t\treturn\n\t\t}\n\t\tos.Stdout.WriteString(\"{\\\"id\\\":1,\\\"result\\\":{\\\"action\\\":\\\"allow\\\",\\\"code\\\":\\\"ok\\\"}}\\n\")\n\t}\n}\n",
+		} {
+			dir := filepath.Join(binDir, name+"-src")
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644)
+			os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+name+"\n\ngo 1.22\n"), 0o644)
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), ".")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", name, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		b.Fatal(buildErr)
+	}
+	return binDir
+}
+
+// fixture spreads n servers over every file layer and two import kinds
+// (cursor JSON, codex TOML), as the issue measured.
+func fixture(b testing.TB, n int) (home, proj string) {
+	root := b.TempDir()
+	home, proj = filepath.Join(root, "home"), filepath.Join(root, "proj")
+	files := []string{
+		filepath.Join(home, ".config", "mcp", "mcp.json"),
+		filepath.Join(home, ".agents", "mcp.json"),
+		filepath.Join(home, ".pi", "agent", "mcp.json"),
+		filepath.Join(proj, ".mcp.json"),
+		filepath.Join(proj, ".pi", "mcp.json"),
+		filepath.Join(home, ".cursor", "mcp.json"),
+	}
+	bodies := make([]strings.Builder, len(files))
+	var toml strings.Builder
+	for i := 0; i < n; i++ {
+		slot := i % (len(files) + 1)
+		if slot == len(files) {
+			fmt.Fprintf(&toml, "[mcp_servers.codex-%d]\ncommand = \"node\"\nargs = [\"s%d.js\"]\n", i, i)
+			continue
+		}
+		w := &bodies[slot]
+		if w.Len() > 0 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `"srv-%d": {"command": "node", "args": ["server-%d.js", "--port", "%d"], "env": {"TOKEN": "${TOKEN_%d}", "MODE": "fast"}}`, i, i, i, i)
+	}
+	for i, f := range files {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		body := "{\n  // generated\n  \"mcpServers\": {\n" + bodies[i].String() + "\n  }"
+		if f == filepath.Join(proj, ".mcp.json") {
+			body += `, "imports": ["cursor", "codex"]`
+		}
+		os.WriteFile(f, []byte(body+"\n}\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
+	os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(toml.String()), 0o644)
+	os.MkdirAll(filepath.Join(proj, "src"), 0o755)
+	os.WriteFile(filepath.Join(proj, "src", "a.go"), []byte("package a\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, ".env"), []byte("TOKEN=x\n"), 0o600)
+	return home, proj
+}
+
+func env(home string) []string {
+	return []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C"}
+}
+
+// runProcess runs argv b.N times and reports its median wall time and
+// the largest peak RSS.
+func runProcess(b *testing.B, dir string, environ []string, argv ...string) {
+	var times []time.Duration
+	var peak int64
+	for b.Loop() {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdout = dir, environ, io.Discard
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v: %v", argv, err)
+		}
+		times = append(times, time.Since(start))
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			peak = max(peak, ru.Maxrss)
+		}
+	}
+	slices.Sort(times)
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/op")
+	b.ReportMetric(float64(peak)/1024, "peak-MiB")
+}
+
+// BenchmarkListJSON is `piagent-mcp list --json` as a whole process, with
+// a hello-world Go binary's start as the floor.
+func BenchmarkListJSON(b *testing.B) {
+	dir := bins(b)
+	b.Run("hello", func(b *testing.B) {
+		runProcess(b, os.TempDir(), env(os.TempDir()), filepath.Join(dir, "hello"))
+	})
+	for _, n := range []int{1, 100, 1000, 10000} {
+		home, proj := fixture(b, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			runProcess(b, proj, env(home), filepath.Join(dir, "piagent-mcp"), "list", "--json")
+		})
+	}
+}
+
+// helper is a guard helper process driven over its pipes.
+type helper struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startHelper(b *testing.B, argv []string, dir string, environ []string) *helper {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, environ
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outp, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	h := &helper{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<16)}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	if _, err := h.out.ReadBytes('\n'); err != nil { // the handshake
+		b.Fatal(err)
+	}
+	return h
+}
+
+func (h *helper) ask(b *testing.B, req string) string {
+	if _, err := io.WriteString(h.in, req); err != nil {
+		b.Fatal(err)
+	}
+	line, err := h.out.ReadBytes('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(line)
+}
+
+func rssMiB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkHelper drives `piagent guard serve` over real pipes with
+// decide requests of each kind and reports the latency percentiles of
+// b.N requests and the helper's RSS after them; "echo" is a helper that
+// only frames, the floor.
+func BenchmarkHelper(b *testing.B) {
+	dir := bins(b)
+	home, proj := fixture(b, 10)
+	exec.Command("git", "-C", proj, "init", "-q").Run()
+	calls := map[string]string{
+		"read":            `{"toolName":"read","input":{"path":"src/a.go"}}`,
+		"bash":            `{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n 50"}}`,
+		"bash-git":        `{"toolName":"bash","input":{"command":"git status --short && git diff --stat"}}`,
+		"mcp-proxy":       `{"toolName":"mcp","input":{"tool":"echo","server":"srv-0"}}`,
+		"protected-write": `{"toolName":"write","input":{"path":".env","content":"x"}}`,
+	}
+	kinds := []string{"read", "bash", "bash-git", "mcp-proxy", "protected-write"}
+	b.Run("echo", func(b *testing.B) {
+		h := startHelper(b, []string{filepath.Join(dir, "echo")}, proj, env(home))
+		measure(b, h, `{"id":1,"method":"decide","params":`+calls["read"]+"}\n")
+	})
+	for _, k := range kinds {
+		b.Run(k, func(b *testing.B) {
+			h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+			measure(b, h, `{"id":1,"method":"decide","params":`+calls[k]+"}\n")
+		})
+	}
+}
+
+func measure(b *testing.B, h *helper, req string) {
+	h.ask(b, req) // the first answer computes the gate
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		h.ask(b, req)
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
+	b.ReportMetric(rssMiB(h.cmd.Process.Pid), "rss-MiB")
+}
