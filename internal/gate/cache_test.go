@@ -103,3 +103,61 @@ func BenchmarkCompute1000(b *testing.B) {
 		}
 	}
 }
+
+// TestCacheWatch: the watch that lets a cached gate skip its stats misses
+// nothing the stats would see: a folder created on the way to a missing
+// file and then the file, a file rewritten, and a symbolic link on the way
+// retargeted.
+func TestCacheWatch(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	real1, real2 := filepath.Join(root, "real1"), filepath.Join(root, "real2")
+	writeFile(t, filepath.Join(real1, ".mcp.json"), `{"imports": ["cursor"], "mcpServers": {"one": {"url": "https://one.example/mcp"}}}`)
+	writeFile(t, filepath.Join(real2, ".mcp.json"), `{"mcpServers": {"two": {"url": "https://two.example/mcp"}}}`)
+	os.MkdirAll(home, 0o755)
+	proj := filepath.Join(root, "proj")
+	if err := os.Symlink(real1, proj); err != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	o := Options{Home: home, Cwd: proj}
+	names := func() string {
+		g, err := c.Get(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns []string
+		for _, s := range g.Servers {
+			ns = append(ns, s.Name)
+		}
+		return strings.Join(ns, ",")
+	}
+	if got := names(); got != "one" {
+		t.Fatalf("servers %q", got)
+	}
+	g1, _ := c.Get(o)
+	// A folder appears on the way to ~/.cursor/mcp.json: nothing the gate
+	// read changed, so it is kept...
+	os.Mkdir(filepath.Join(home, ".cursor"), 0o755)
+	if g2, _ := c.Get(o); g2 != g1 {
+		t.Fatal("an empty new folder recomputed the gate")
+	}
+	// ...and the file created in it afterwards is seen.
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {"planted": {"command": "sh"}}}`)
+	if got := names(); got != "one,planted" {
+		t.Fatalf("a file in a folder created after the gate was not seen: %q", got)
+	}
+	// A rewrite of a file the gate read.
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {"planted2": {"command": "sh"}}}`)
+	if got := names(); got != "one,planted2" {
+		t.Fatalf("a rewritten file was not seen: %q", got)
+	}
+	// The project folder, a link, now points elsewhere.
+	os.Remove(proj)
+	if err := os.Symlink(real2, proj); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "two" {
+		t.Fatalf("a retargeted link on the way was not seen: %q", got)
+	}
+}

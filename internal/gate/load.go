@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/fswatch"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
@@ -154,9 +155,17 @@ func (s Signature) valid() bool {
 }
 
 // Cache keeps computed gates by project until their signature changes.
+// Each gate's folders are watched (fswatch): while nothing happened in
+// them, the gate is reused without a stat; after any event, or where
+// there is no watch, the signature is checked path by path.
 type Cache struct {
 	mu    sync.Mutex
-	gates map[cacheKey]*Gate
+	gates map[cacheKey]*cached
+}
+
+type cached struct {
+	g *Gate
+	w *fswatch.Watch // nil: check the signature every time
 }
 
 type cacheKey struct{ home, cwd, configPath string }
@@ -173,22 +182,88 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	}
 	k := cacheKey{o.Home, o.Cwd, o.ConfigPath}
 	c.mu.Lock()
-	g := c.gates[k]
-	c.mu.Unlock()
-	if g != nil && g.Signature.Valid() {
-		return g, nil
+	defer c.mu.Unlock()
+	if e := c.gates[k]; e != nil {
+		// The watch is drained under the lock: an event seen by one caller
+		// is answered by its stat check before any other caller is.
+		if !e.w.Changed() {
+			return e.g, nil
+		}
+		if e.g.Signature.Valid() {
+			// Something moved nearby, not what the gate read; a folder may
+			// have appeared on the way to a missing path: watch afresh.
+			e.w.Close()
+			e.w = watchSignature(e.g.Signature)
+			if e.w != nil && !e.g.Signature.Valid() {
+				e.w.Close()
+				delete(c.gates, k)
+			} else {
+				return e.g, nil
+			}
+		} else {
+			e.w.Close()
+			delete(c.gates, k)
+		}
 	}
 	g, err := Load(o)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if c.gates == nil {
-		c.gates = map[cacheKey]*Gate{}
+	w := watchSignature(g.Signature)
+	if w != nil && !g.Signature.Valid() {
+		// changed between the reading and the watch: no quiet answers for
+		// this gate; the next call computes it again
+		w.Close()
+		w = nil
 	}
-	c.gates[k] = g
-	c.mu.Unlock()
+	if c.gates == nil {
+		c.gates = map[cacheKey]*cached{}
+	}
+	c.gates[k] = &cached{g: g, w: w}
 	return g, nil
+}
+
+// watchSignature watches every folder whose change can change a stamp of
+// sig: the folder holding each path (or, for a path whose folder is
+// missing, the nearest one that exists), each path that is a folder, and
+// the folder holding every symbolic link on the way to them, since stat
+// follows links. nil when there is no watch to be had.
+func watchSignature(sig Signature) *fswatch.Watch {
+	w := fswatch.New()
+	if w == nil {
+		return nil
+	}
+	watched := map[string]bool{}
+	add := func(dir string) {
+		for !watched[dir] {
+			watched[dir] = true
+			if err := w.Add(dir); err == nil {
+				return
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return
+			}
+			dir = parent // missing: its creation shows in an ancestor
+		}
+	}
+	links := map[string]bool{}
+	for _, st := range sig {
+		add(filepath.Dir(st.path))
+		if st.exists && st.mode.IsDir() {
+			add(st.path)
+		}
+		for d := filepath.Dir(st.path); !links[d]; d = filepath.Dir(d) {
+			links[d] = true
+			if fi, err := os.Lstat(d); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				add(filepath.Dir(d))
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return w
 }
 
 // RealEnv is getenv as the gate must read it. Inside a session that `piagent

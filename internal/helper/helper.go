@@ -7,6 +7,7 @@ package helper
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	cache       gate.Cache
+	links       linkCache // where paths lead, between changes
 	snap        *guard.Snapshot
 	snapGate    *gate.Gate
 	session     *policy.SessionState
@@ -383,9 +385,9 @@ func (s *Server) snapshot() (*guard.Snapshot, error) {
 		Protected:   s.Protected,
 		Binaries:    s.Binaries,
 		Registry:    reg,
-		Resolve:     resolve,
+		Resolve:     s.links.resolve,
 		Policy:      pol,
-		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: realPath, Glob: glob, Tree: tree,
+		Facts: policy.Facts{Home: s.Home, Cwd: s.Cwd, ProjectRoot: s.Cwd, RealPath: s.links.realPath, Glob: glob, Tree: tree,
 			Mode: mode, Session: s.session},
 		// What each usable server offered the model, against its pin; a
 		// first sight is pinned here.
@@ -410,11 +412,9 @@ func (s *Server) decide(c guard.Call, check bool) guard.Decision {
 	if check {
 		f.Session = nil
 	}
-	if c.ToolName == "bash" {
-		if cmd, _ := c.Input["command"].(string); strings.Contains(cmd, "git") {
-			f.Dirty = gitDirty(s.Cwd)
-		}
-	}
+	// Asked only by the rules that need it (git reset --hard, checkout,
+	// restore, switch), once per call.
+	f.DirtyProbe = sync.OnceValue(func() bool { return gitDirty(s.Cwd) })
 	return snap.DecideFacts(c, f)
 }
 
@@ -462,12 +462,19 @@ func (s *Server) sandboxStatus() sandbox.Status {
 	return *s.probe
 }
 
-// gitDirty reports uncommitted work; when git cannot tell, it says dirty
-// (the destructive-command rules then err on the side of blocking).
+// gitDirty reports uncommitted work; when git cannot tell, or takes longer
+// than dirtyTimeout, it says dirty (the destructive-command rules then err
+// on the side of asking).
 func gitDirty(dir string) bool {
-	out, err := exec.Command("git", "-C", dir, "status", "--porcelain").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), dirtyTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain").Output()
 	return err != nil || len(bytes.TrimSpace(out)) > 0
 }
+
+// dirtyTimeout bounds the work-tree probe: a huge tree says "dirty" rather
+// than hold the agent up.
+const dirtyTimeout = 2 * time.Second
 
 // mode shows or sets this session's mode.
 func (s *Server) mode(set string) (any, error) {
@@ -594,22 +601,11 @@ func containsName(text, name string) bool {
 	return false
 }
 
-func realPath(p string) (string, bool) {
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", false
-	}
-	return r, true
-}
-
 func glob(pattern string) ([]string, bool) {
 	m, err := filepath.Glob(pattern)
 	return m, err == nil
 }
 
-// resolve follows the symlinks of p at every level: the longest prefix that
-// exists is resolved and the rest joined to it, since Pi's write creates
-// missing folders beneath whatever that prefix points at.
 // treeLimit bounds what tree lists: past it, a folder is judged by every
 // path it could hold.
 const treeLimit = 20000
@@ -651,6 +647,9 @@ func tree(dir, name string, visible bool) ([]string, bool) {
 
 var errTreeLimit = errors.New("too many files")
 
+// resolve follows the symlinks of p at every level: the longest prefix that
+// exists is resolved and the rest joined to it, since Pi's write creates
+// missing folders beneath whatever that prefix points at.
 func resolve(p string) string {
 	rest := ""
 	for q := p; ; {

@@ -241,3 +241,75 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestLinkCacheSeesSwaps: the helper remembers where paths lead between
+// calls, and a path turned into a link to a protected file, or a folder on
+// the way swapped for a link, is seen on the next call.
+func TestLinkCacheSeesSwaps(t *testing.T) {
+	home, cwd := project(t)
+	os.MkdirAll(filepath.Join(cwd, "src"), 0o755)
+	os.WriteFile(filepath.Join(cwd, "src", "a.go"), []byte("package a\n"), 0o644)
+	os.WriteFile(filepath.Join(cwd, ".env"), []byte("TOKEN=x\n"), 0o600)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "a.go"), []byte("key\n"), 0o600)
+	c := start(t, home, cwd)
+	read := func(p string) string {
+		t.Helper()
+		r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
+		return r["action"].(string)
+	}
+	for range 3 {
+		if a := read("src/a.go"); a != "allow" {
+			t.Fatalf("read src/a.go: %s", a)
+		}
+	}
+	// the file becomes a link to .env
+	os.Remove(filepath.Join(cwd, "src", "a.go"))
+	if err := os.Symlink(filepath.Join(cwd, ".env"), filepath.Join(cwd, "src", "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	if a := read("src/a.go"); a != "block" {
+		t.Fatalf("read of src/a.go, now a link to .env: %s", a)
+	}
+	// the folder on the way becomes a link into ~/.ssh
+	os.Remove(filepath.Join(cwd, "src", "a.go"))
+	os.WriteFile(filepath.Join(cwd, "src", "a.go"), []byte("package a\n"), 0o644)
+	if a := read("src/a.go"); a != "allow" {
+		t.Fatalf("read src/a.go again: %s", a)
+	}
+	os.Rename(filepath.Join(cwd, "src"), filepath.Join(cwd, "src.old"))
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(cwd, "src")); err != nil {
+		t.Fatal(err)
+	}
+	if a := read("src/a.go"); a != "block" {
+		t.Fatalf("read of src/a.go, src now a link into ~/.ssh: %s", a)
+	}
+}
+
+// TestLinkCacheSeesCreation: a path remembered as missing is seen once it
+// exists, also when it comes with a folder that did not exist.
+func TestLinkCacheSeesCreation(t *testing.T) {
+	home, cwd := project(t)
+	os.WriteFile(filepath.Join(cwd, ".env"), []byte("TOKEN=x\n"), 0o600)
+	c := start(t, home, cwd)
+	read := func(p string) string {
+		t.Helper()
+		r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
+		return r["action"].(string)
+	}
+	for range 3 {
+		if a := read("new/dir/b.go"); a != "allow" {
+			t.Fatalf("read of a missing file: %s", a)
+		}
+	}
+	os.MkdirAll(filepath.Join(cwd, "new"), 0o755)
+	if err := os.Symlink(cwd, filepath.Join(cwd, "new", "dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(cwd, ".env"), filepath.Join(cwd, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if a := read("new/dir/b.go"); a != "block" {
+		t.Fatalf("read of new/dir/b.go, now leading to .env: %s", a)
+	}
+}

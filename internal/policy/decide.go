@@ -43,6 +43,9 @@ type Facts struct {
 	// visible leaves out hidden files and folders, as rg does.
 	Tree    func(dir, name string, visible bool) (paths []string, ok bool)
 	Dirty   bool   // the project has uncommitted work (git reset --hard, git clean)
+	// DirtyProbe, when set, is asked instead of Dirty by the rules that
+	// need it, so a command that is not one of them costs no probe.
+	DirtyProbe func() bool
 	Mode    string // the person's chosen mode; "" uses the policy's
 	Session *SessionState
 }

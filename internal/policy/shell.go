@@ -48,7 +48,7 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 			Reason: fmt.Sprintf("piagent cannot parse the shell command, so it is blocked: %v", err)}}
 	}
 	var out shellOutcome
-	for _, fd := range shClassify(a, shContext{Home: f.Home, Cwd: f.Cwd, ProjectRoot: f.ProjectRoot, Dirty: f.Dirty}) {
+	for _, fd := range shClassify(a, shContext{Home: f.Home, Cwd: f.Cwd, ProjectRoot: f.ProjectRoot, Dirty: f.Dirty, DirtyProbe: f.DirtyProbe}) {
 		action := p.ruleAction(fd.Rule, fd.Action)
 		d := Decision{Action: action, Code: CodeShellRule, Rule: fd.Rule, Subject: fd.Command, Reason: fd.Detail}
 		switch action {

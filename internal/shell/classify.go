@@ -31,6 +31,17 @@ type Context struct {
 	Home, Cwd, ProjectRoot string
 	// Dirty is set when the git work tree has uncommitted changes.
 	Dirty bool
+	// DirtyProbe, when set, is asked instead of Dirty, and only by a rule
+	// that needs to know (git reset --hard, checkout, restore, switch):
+	// probing the work tree costs far more than reading a command.
+	DirtyProbe func() bool
+}
+
+func (cl *classifier) dirty() bool {
+	if cl.ctx.DirtyProbe != nil {
+		return cl.ctx.DirtyProbe()
+	}
+	return cl.ctx.Dirty
 }
 
 // Classify applies the exec rules to every command of a.
@@ -1036,13 +1047,13 @@ func (cl *classifier) git(c *Command, args []Word) {
 		}
 	case "reset":
 		switch {
-		case cl.ctx.Dirty && hasAny(rest, "--hard"):
+		case hasAny(rest, "--hard") && cl.dirty():
 			cl.confirmLocal(c, "git-reset-hard", "git reset --hard discards the uncommitted changes in the work tree")
 		case hasAny(rest, "--hard"):
 			cl.confirmLocal(c, "git-reset-hard", "git reset --hard moves the branch and can leave commits behind")
 		}
 	case "switch":
-		if cl.ctx.Dirty && hasAny(rest, "--discard-changes", "-f", "--force") {
+		if hasAny(rest, "--discard-changes", "-f", "--force") && cl.dirty() {
 			cl.confirmLocal(c, "git-discard", "git switch --discard-changes overwrites the uncommitted changes in the work tree")
 		}
 	case "stash":
@@ -1065,9 +1076,6 @@ func (cl *classifier) git(c *Command, args []Word) {
 			}
 		}
 	case "checkout", "restore":
-		if !cl.ctx.Dirty {
-			return
-		}
 		flags, pos := parseGNU(rest, opts{short: "bBs", long: " source "})
 		if sub == "restore" && has(flags, "-S", "--staged") && !has(flags, "-W", "--worktree") {
 			return
@@ -1079,7 +1087,7 @@ func (cl *classifier) git(c *Command, args []Word) {
 				discard = true
 			}
 		}
-		if discard {
+		if discard && cl.dirty() {
 			cl.confirmLocal(c, "git-discard", "git "+sub+" overwrites the uncommitted changes in the work tree")
 		}
 	}

@@ -297,7 +297,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ctx := tt.ctx
-		if ctx == (Context{}) {
+		if zeroContext(ctx) {
 			ctx = testCtx
 		}
 		got := rules(classify(t, tt.src, ctx))
@@ -557,5 +557,44 @@ func TestFindingRendering(t *testing.T) {
 	fs := classify(t, long, testCtx)
 	if len(fs) == 0 || len(fs[0].Command) > 170 {
 		t.Errorf("long command not cut: %+v", fs)
+	}
+}
+
+func zeroContext(c Context) bool {
+	return c.Home == "" && c.Cwd == "" && c.ProjectRoot == "" && !c.Dirty && c.DirtyProbe == nil
+}
+
+// TestDirtyProbeOnlyWhenNeeded: the work tree is probed only by a rule
+// that needs it, and its answer decides.
+func TestDirtyProbeOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		src    string
+		probes bool
+		want   []string
+	}{
+		{"git status --short && git diff --stat", false, nil},
+		{"git log --oneline | head", false, nil},
+		{"git checkout -b feature", false, nil},
+		{"git reset --hard", true, []string{"git-reset-hard:confirm"}},
+		{"git checkout -- .", true, []string{"git-discard:confirm"}},
+		{"git switch --discard-changes main", true, []string{"git-discard:confirm"}},
+	} {
+		asked := 0
+		ctx := testCtx
+		ctx.DirtyProbe = func() bool { asked++; return true }
+		got := rules(classify(t, tt.src, ctx))
+		if (asked > 0) != tt.probes {
+			t.Errorf("%q: probed %d times, want probe=%v", tt.src, asked, tt.probes)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.src, diff)
+		}
+	}
+	// a clean tree: git checkout -- . discards nothing
+	ctx := testCtx
+	ctx.DirtyProbe = func() bool { return false }
+	if got := rules(classify(t, "git checkout -- .", ctx)); got != nil {
+		t.Errorf("clean tree: %v", got)
 	}
 }

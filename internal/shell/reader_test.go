@@ -100,7 +100,7 @@ func TestReaderIssue22(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ctx := tt.ctx
-		if ctx == (Context{}) {
+		if zeroContext(ctx) {
 			ctx = testCtx
 		}
 		if diff := cmp.Diff(tt.want, rules(classify(t, tt.src, ctx))); diff != "" {

@@ -1,0 +1,114 @@
+package helper
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/piagent/piagent/internal/fswatch"
+)
+
+// linkCache remembers where paths really lead, for the checks every tool
+// call makes of every path-like string in its input (one lstat per folder
+// on the way, each time, otherwise). Only paths with no symbolic link on
+// the way are remembered, and every folder on their way is watched: a
+// link, rename or removal anywhere on the way is an event in a watched
+// folder, and any event forgets everything. Without a watch (not Linux, no
+// inotify) nothing is remembered.
+type linkCache struct {
+	mu      sync.Mutex
+	w       *fswatch.Watch
+	tried   bool
+	real    map[string]string // resolve: the path as it is, with no link on the way
+	exists  map[string]bool   // realPath: whether the path exists, with no link on the way
+	watched map[string]bool
+}
+
+// cacheLimit bounds what is remembered and watched; past it, everything is
+// forgotten and the watch starts afresh.
+const cacheLimit = 4096
+
+func (c *linkCache) reset() {
+	c.real = map[string]string{}
+	c.exists = map[string]bool{}
+	if len(c.watched) > cacheLimit {
+		c.w.Close()
+		c.w = fswatch.New()
+		c.watched = map[string]bool{}
+	}
+}
+
+// fresh drains the watch and reports whether the cache may be used.
+func (c *linkCache) fresh() bool {
+	if !c.tried {
+		c.tried = true
+		c.w = fswatch.New()
+		c.watched = map[string]bool{}
+		c.reset()
+	}
+	if c.w == nil {
+		return false
+	}
+	if c.w.Changed() || len(c.real)+len(c.exists) > cacheLimit {
+		c.reset()
+	}
+	return c.w != nil
+}
+
+// watchWay watches every folder from p's parent up to the root. A folder
+// that does not exist is skipped: its creation is an event in the folder
+// above, which is watched.
+func (c *linkCache) watchWay(p string) bool {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if !c.watched[d] {
+			if err := c.w.Add(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return false
+			} else if err == nil {
+				c.watched[d] = true
+			}
+		}
+		if filepath.Dir(d) == d {
+			return true
+		}
+	}
+}
+
+func (c *linkCache) realPath(p string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	use := c.fresh()
+	if e, ok := c.exists[p]; use && ok {
+		if !e {
+			return "", false
+		}
+		return p, true
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		// missing: remembered when no link leads to where it would be
+		if use && resolve(p) == p && c.watchWay(p) {
+			c.exists[p] = false
+		}
+		return "", false
+	}
+	if use && r == p && c.watchWay(p) {
+		c.exists[p] = true
+	}
+	return r, true
+}
+
+// resolve is the package's resolve through the cache.
+func (c *linkCache) resolve(p string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	use := c.fresh()
+	if r, ok := c.real[p]; use && ok {
+		return r
+	}
+	r := resolve(p)
+	if use && r == p && p != "" && c.watchWay(p) {
+		c.real[p] = r
+	}
+	return r
+}
