@@ -8,6 +8,6 @@ type sys struct{}
 func New() *Watch { return nil }
 
 func (w *Watch) Add(dir string) error { return nil }
-func (w *Watch) AddTree(root string)   {}
-func (w *Watch) Changed() bool         { return true }
-func (w *Watch) Close()                {}
+func (w *Watch) AddTree(root string)  {}
+func (w *Watch) Changed() bool        { return true }
+func (w *Watch) Close()               {}

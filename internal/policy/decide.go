@@ -41,13 +41,13 @@ type Facts struct {
 	// what is there. ok false (too many, unreadable), or a nil Tree, judges
 	// by every path the folder could hold instead.
 	// visible leaves out hidden files and folders, as rg does.
-	Tree    func(dir, name string, visible bool) (paths []string, ok bool)
-	Dirty   bool   // the project has uncommitted work (git reset --hard, git clean)
+	Tree  func(dir, name string, visible bool) (paths []string, ok bool)
+	Dirty bool // the project has uncommitted work (git reset --hard, git clean)
 	// DirtyProbe, when set, is asked instead of Dirty by the rules that
 	// need it, so a command that is not one of them costs no probe.
 	DirtyProbe func() bool
-	Mode    string // the person's chosen mode; "" uses the policy's
-	Session *SessionState
+	Mode       string // the person's chosen mode; "" uses the policy's
+	Session    *SessionState
 }
 
 // SessionState is what a session remembers between calls: which
