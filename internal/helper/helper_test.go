@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,9 +216,12 @@ func BenchmarkRoundTripBash(b *testing.B) {
 	home, cwd := project(b)
 	os.MkdirAll(filepath.Join(cwd, "src"), 0o755)
 	c := start(b, home, cwd)
-	req := `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n 50"}}}` + "\n"
 	b.ReportAllocs()
+	n := 0
 	for b.Loop() {
+		// a new line each time, as an agent's are
+		n++
+		req := `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n ` + strconv.Itoa(n) + `"}}}` + "\n"
 		if _, err := io.WriteString(c.in, req); err != nil {
 			b.Fatal(err)
 		}

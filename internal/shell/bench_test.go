@@ -6,7 +6,7 @@ func BenchmarkParseClassify(b *testing.B) {
 	const src = "cd web && npm test -- --watch=false | tee out.log"
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := Parse(src)
+		a, err := parse(src)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -22,7 +22,7 @@ func BenchmarkParseClassifyWrapped(b *testing.B) {
 	const src = `sudo -E env FOO=1 bash -lc "find . -name '*.go' -exec rm -rf {} + && git push" | xargs -n1 echo`
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := Parse(src)
+		a, err := parse(src)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -149,12 +149,62 @@ var parserPool = sync.Pool{New: func() any {
 // Parse analyses a bash command line. It returns a [*ParseError] when the
 // line (or code nested in one of its strings) does not parse, and an error
 // wrapping [ErrTooDeep] past [MaxDepth].
+//
+// The analysis of the last few lines is kept: one tool call's command is
+// read by the guard's self-protection and by the tool policy, and both get
+// the same *Analysis, which no caller may change.
 func Parse(src string) (*Analysis, error) {
+	if a, err, ok := recent.get(src); ok {
+		return a, err
+	}
+	a, err := parse(src)
+	recent.put(src, a, err)
+	return a, err
+}
+
+// parse is Parse without the memory.
+func parse(src string) (*Analysis, error) {
 	w := &walker{}
 	if err := w.parse(src, scope{}, 0, ""); err != nil {
 		return nil, err
 	}
 	return &Analysis{Commands: w.cmds, Assignments: w.assigns}, nil
+}
+
+// recent is Parse's memory of the last lines it read.
+var recent parses
+
+type parses struct {
+	mu   sync.Mutex
+	next int
+	ring [4]struct {
+		src string
+		a   *Analysis
+		err error
+		set bool
+	}
+}
+
+func (p *parses) get(src string) (*Analysis, error, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.ring {
+		if e := &p.ring[i]; e.set && e.src == src {
+			return e.a, e.err, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (p *parses) put(src string, a *Analysis, err error) {
+	if len(src) > 64<<10 {
+		return // not worth holding on to
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := &p.ring[p.next]
+	e.src, e.a, e.err, e.set = src, a, err, true
+	p.next = (p.next + 1) % len(p.ring)
 }
 
 type walker struct {

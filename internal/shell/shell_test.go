@@ -2,6 +2,7 @@ package shell
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -263,5 +264,30 @@ func TestWordDecoding(t *testing.T) {
 		if diff := cmp.Diff(tt.want, a.Commands[0].Argv[1]); diff != "" {
 			t.Errorf("word %s (-want +got):\n%s", tt.src, diff)
 		}
+	}
+}
+
+// TestParseRemembers: a line read twice in a row is analysed once, and a
+// line that does not parse keeps its error.
+func TestParseRemembers(t *testing.T) {
+	a1, err := Parse("cd src && go test ./... # remembered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := Parse("cd src && go test ./... # remembered")
+	if a1 != a2 {
+		t.Error("the same line was analysed twice")
+	}
+	if _, err := Parse("echo 'open # remembered"); err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := Parse("echo 'open # remembered"); err == nil {
+		t.Fatal("the remembered line lost its error")
+	}
+	for i := range 8 {
+		Parse(fmt.Sprintf("echo %d # pushes the first out", i))
+	}
+	if a3, _ := Parse("cd src && go test ./... # remembered"); a3 == a1 {
+		t.Error("more lines than the memory holds: the first is still there")
 	}
 }

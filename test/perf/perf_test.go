@@ -238,14 +238,28 @@ func BenchmarkHelper(b *testing.B) {
 			measure(b, h, `{"id":1,"method":"decide","params":`+calls[k]+"}\n")
 		})
 	}
+	// bash commands as an agent sends them: each one new
+	b.Run("bash-new", func(b *testing.B) {
+		h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+		measureEach(b, h, func(i int) string {
+			return `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n ` + strconv.Itoa(i) + `"}}}` + "\n"
+		})
+	})
 }
 
 func measure(b *testing.B, h *helper, req string) {
-	h.ask(b, req) // the first answer computes the gate
+	measureEach(b, h, func(int) string { return req })
+}
+
+func measureEach(b *testing.B, h *helper, req func(i int) string) {
+	h.ask(b, req(0)) // the first answer computes the gate
 	var lat []time.Duration
+	i := 0
 	for b.Loop() {
+		i++
+		r := req(i)
 		start := time.Now()
-		h.ask(b, req)
+		h.ask(b, r)
 		lat = append(lat, time.Since(start))
 	}
 	slices.Sort(lat)
