@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,10 @@ func (a *app) guardCommand() *cobra.Command {
 			return err
 		}
 		s := &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version, Binaries: executables()}
+		// A helper lives as long as the session and keeps little (its live
+		// heap is under a MiB between calls): collect at the default pace,
+		// not the one-shot commands' relaxed one.
+		debug.SetGCPercent(100)
 		err = s.Serve(a.env.Stdin, a.env.Stdout)
 		if errors.Is(err, helper.ErrFraming) {
 			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")
