@@ -91,12 +91,10 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 	// is blocked.
 	var writes []shWord
 	for i := range cmds {
-		c := &cmds[i]
-		one := &shAnalysis{Commands: []shCommand{*c}}
 		for _, pass := range [2]bool{true, false} {
-			words := shReads(one)
+			words := a.ReadsAt(i)
 			if !pass {
-				words = shWrites(one)
+				words = a.WritesAt(i)
 				writes = append(writes, words...)
 			}
 			for _, w := range words {

@@ -13,6 +13,4 @@ type (
 var (
 	shParse    = shell.Parse
 	shClassify = shell.Classify
-	shReads    = shell.Reads
-	shWrites   = shell.Writes
 )

@@ -235,6 +235,7 @@ type Set struct {
 	files   []string          // sorted paths of file entries
 	lower   map[string]string // lower-cased path → path, for case-folding file systems
 	dirs    []string          // folder entries
+	ldirs   []string          // the same, lower-cased
 }
 
 // NewSet prepares entries for Match.
@@ -243,6 +244,7 @@ func NewSet(entries []Entry) *Set {
 	for _, e := range entries {
 		if e.Dir {
 			s.dirs = append(s.dirs, e.Path)
+			s.ldirs = append(s.ldirs, strings.ToLower(e.Path))
 		} else {
 			s.files = append(s.files, e.Path)
 		}
@@ -261,11 +263,12 @@ func (s *Set) Match(p string) (string, bool) {
 	if _, ok := slices.BinarySearch(s.files, p); ok {
 		return p, true
 	}
-	if f, ok := s.lower[strings.ToLower(p)]; ok {
+	lp := strings.ToLower(p)
+	if f, ok := s.lower[lp]; ok {
 		return f, true
 	}
-	for _, d := range s.dirs {
-		if paths.Within(d, p) || paths.Within(strings.ToLower(d), strings.ToLower(p)) {
+	for i, d := range s.dirs {
+		if paths.Within(d, p) || paths.Within(s.ldirs[i], lp) {
 			return d, true
 		}
 	}

@@ -50,10 +50,37 @@ func Links(a *Analysis) []Word {
 	return collect(a, func(s *sink) []Word { return s.links })
 }
 
+// ReadsAt and WritesAt are Reads and Writes of the command at index i.
+func (a *Analysis) ReadsAt(i int) []Word {
+	return collectAt(a, i, i+1, func(s *sink) []Word { return s.reads })
+}
+
+// WritesAt: see ReadsAt.
+func (a *Analysis) WritesAt(i int) []Word {
+	return collectAt(a, i, i+1, func(s *sink) []Word { return s.writes })
+}
+
+// sinks is every command's reads, writes, trees and links, worked out once
+// per analysis (the guard and the policy each ask for several).
+func (a *Analysis) sinks() []sink {
+	a.ioOnce.Do(func() {
+		a.io = make([]sink, len(a.Commands))
+		for i := range a.Commands {
+			commandIO(&a.Commands[i], &a.io[i])
+		}
+	})
+	return a.io
+}
+
 func collect(a *Analysis, pick func(*sink) []Word) []Word {
 	if a == nil {
 		return nil
 	}
+	return collectAt(a, 0, len(a.Commands), pick)
+}
+
+func collectAt(a *Analysis, from, to int, pick func(*sink) []Word) []Word {
+	sinks := a.sinks()
 	var out []Word
 	var seen map[Word]bool // past a few words; a scan is cheaper before
 	add := func(w Word) {
@@ -74,11 +101,8 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 		}
 		out = append(out, w)
 	}
-	for i := range a.Commands {
-		var s sink
-		commandIO(&a.Commands[i], &s)
-		list := pick(&s)
-		for _, w := range list {
+	for i := from; i < to; i++ {
+		for _, w := range pick(&sinks[i]) {
 			if w.Lit == "" && !w.Dynamic {
 				continue
 			}

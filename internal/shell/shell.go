@@ -140,6 +140,9 @@ type Assignment struct {
 type Analysis struct {
 	Commands    []Command
 	Assignments []Assignment `json:",omitempty"`
+
+	ioOnce sync.Once
+	io     []sink // sinks
 }
 
 var parserPool = sync.Pool{New: func() any {
