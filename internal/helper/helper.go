@@ -185,6 +185,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 func (s *Server) handle(req request) response {
+	s.links.begin() // what the last request learnt of the file system is rechecked once
 	resp := response{ID: req.ID}
 	result, err := s.dispatch(req.Method, req.Params)
 	if err != nil {
@@ -412,6 +413,7 @@ func (s *Server) decide(c guard.Call, check bool) guard.Decision {
 	if check {
 		f.Session = nil
 	}
+	s.links.begin()
 	// Asked only by the rules that need it (git reset --hard, checkout,
 	// restore, switch), once per call.
 	f.DirtyProbe = sync.OnceValue(func() bool { return gitDirty(s.Cwd) })
@@ -514,6 +516,7 @@ func (s *Server) mode(set string) (any, error) {
 // redact prepares a tool result for the model. content is a string or Pi's
 // array of parts; text parts are redacted, others pass unchanged.
 func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) (any, error) {
+	s.links.begin()
 	snap, err := s.snapshot()
 	if err != nil {
 		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}

@@ -23,6 +23,15 @@ type linkCache struct {
 	real    map[string]string // resolve: the path as it is, with no link on the way
 	exists  map[string]bool   // realPath: whether the path exists, with no link on the way
 	watched map[string]bool
+	drained bool // the watch was read since the call began (begin)
+}
+
+// begin marks the start of a tool call's decision: the watch is read once
+// per decision, before the first path it checks.
+func (c *linkCache) begin() {
+	c.mu.Lock()
+	c.drained = false
+	c.mu.Unlock()
 }
 
 // cacheLimit bounds what is remembered and watched; past it, everything is
@@ -50,7 +59,13 @@ func (c *linkCache) fresh() bool {
 	if c.w == nil {
 		return false
 	}
-	if c.w.Changed() || len(c.real)+len(c.exists) > cacheLimit {
+	if !c.drained {
+		c.drained = true
+		if c.w.Changed() {
+			c.reset()
+		}
+	}
+	if len(c.real)+len(c.exists) > cacheLimit {
 		c.reset()
 	}
 	return c.w != nil

@@ -54,11 +54,13 @@ func Classify(a *Analysis, ctx Context) []Finding {
 	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
 	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
 	cl.scan(a)
+	sinks := a.sinks()
 	for i := range a.Commands {
 		c := &a.Commands[i]
+		cl.io = &sinks[i]
 		if len(c.Argv) > 0 && c.Argv[0].Dynamic {
 			if r, ok := cl.resolve(c); ok {
-				c = r
+				c, cl.io = r, nil
 			}
 		}
 		for i, cwd := range cl.cwds(c) {
@@ -224,6 +226,7 @@ type classifier struct {
 	ctx   Context
 	cur   string // the folder the command being classified runs in ("" unknown)
 	again bool   // the same command from another folder: only the rules on paths
+	io    *sink  // the command's reads and writes, when worked out already
 	start [1]string
 	// lastDirs and lastCwds remember the last Command.Dirs resolved
 	lastDirs, lastCwds []string
@@ -931,8 +934,11 @@ func harmlessDevice(p string) bool {
 // devices blocks writes to block devices: redirections, dd of=, tee, cp,
 // shred, truncate … of /dev/….
 func (cl *classifier) devices(c *Command) {
-	var s sink
-	commandIO(c, &s)
+	s := cl.io
+	if s == nil {
+		s = &sink{}
+		commandIO(c, s)
+	}
 	for _, w := range s.writes {
 		p := path.Clean("/" + strings.TrimPrefix(w.Lit, "/"))
 		if !strings.HasPrefix(w.Lit, "/dev/") || harmlessDevice(p) {
