@@ -61,7 +61,7 @@ func Load(o Options) (*Gate, error) {
 		StoreErr: storeErr,
 		Project:  project,
 		Getenv:   o.Getenv,
-		FS:       OSFS,
+		FS:       newSnapFS(),
 		Optional: preset.OptionalVars,
 	})
 	watched := append(slices.Clone(view.Consulted), storePath)
