@@ -46,6 +46,11 @@ func Parse(data []byte) (value any, blank bool, err error) {
 	if jsTrim(stripped) == "" {
 		return nil, true, nil
 	}
+	if v, ok := fastDecode(stripped); ok {
+		return v, false, nil
+	}
+	// Not something the fast path takes: encoding/json gives the answer,
+	// and for a document that is not JSON, its error and position.
 	dec := json.NewDecoder(strings.NewReader(stripped))
 	dec.UseNumber()
 	if err := dec.Decode(&value); err != nil {

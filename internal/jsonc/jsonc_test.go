@@ -2,8 +2,12 @@ package jsonc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,4 +151,63 @@ func FuzzStrip(f *testing.F) {
 			t.Fatalf("Strip changed the length: offsets would not carry over")
 		}
 	})
+}
+
+// slowDecode is Parse's encoding/json path alone.
+func slowDecode(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return numbers(v), nil
+}
+
+// FuzzFastDecode: the one-pass decoder and encoding/json agree on every
+// document the fast one accepts, and it accepts every one encoding/json
+// does short of its depth limit.
+func FuzzFastDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"mcpServers": {"a": {"command": "node", "args": ["x.js", "--port", "8080"], "env": {"T": "${T}"}}}}`,
+		`[1, -0, 0.5, 1e400, -1e-400, 123456789012345678901234567890, true, false, null]`,
+		`"\u00e9\ud83d\ude00\ud800\udc00x\ud800\\\"\/\b\f\n\r\t"`, `{"a":1,"a":2}`, ` { } `, `[]`, `01`, `1.`, `.5`, `-`, `"\u12"`,
+		`"\ud800\u0041"`, `{"a" 1}`, `[1,]`, "\"a\x01\"", `tru`, `nul`, `"\uD83D"`, `1e`, `+1`, `"\u+123"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = DecodeUTF8([]byte(s))
+		fast, ok := fastDecode(s)
+		slow, err := slowDecode(s)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("%q: the fast path accepts what encoding/json refuses (%v)", s, err)
+		case !ok && err == nil && depth(slow) < maxFastDepth:
+			t.Fatalf("%q: the fast path refuses what encoding/json reads", s)
+		case ok && !reflect.DeepEqual(fast, slow):
+			t.Fatalf("%q: fast %#v, encoding/json %#v", s, fast, slow)
+		}
+	})
+}
+
+func depth(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		d := 0
+		for _, e := range x {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case []any:
+		d := 0
+		for _, e := range x {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }

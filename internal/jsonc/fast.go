@@ -1,0 +1,296 @@
+package jsonc
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// fastDecode decodes one JSON document, with nothing but whitespace around
+// it, into the values Parse returns (float64 numbers, map[string]any with
+// the last of duplicate keys, []any), in one pass and without reflection.
+// ok is false for anything it does not accept, which Parse then hands to
+// encoding/json for the same answer and its error: the two agree on every
+// document they both accept (FuzzFastDecode).
+func fastDecode(s string) (v any, ok bool) {
+	d := decoder{s: s}
+	d.space()
+	v, ok = d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	return v, d.i == len(d.s)
+}
+
+type decoder struct {
+	s string
+	i int
+}
+
+// maxFastDepth is below encoding/json's limit: deeper documents take the
+// slow path, which reports them.
+const maxFastDepth = 1000
+
+func (d *decoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value(depth int) (any, bool) {
+	if d.i >= len(d.s) || depth > maxFastDepth {
+		return nil, false
+	}
+	switch c := d.s[d.i]; {
+	case c == '{':
+		return d.object(depth)
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		return d.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case strings.HasPrefix(d.s[d.i:], "true"):
+		d.i += 4
+		return true, true
+	case strings.HasPrefix(d.s[d.i:], "false"):
+		d.i += 5
+		return false, true
+	case strings.HasPrefix(d.s[d.i:], "null"):
+		d.i += 4
+		return nil, true
+	}
+	return nil, false
+}
+
+func (d *decoder) object(depth int) (any, bool) {
+	d.i++ // {
+	m := map[string]any{}
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		d.space()
+		if d.i >= len(d.s) || d.s[d.i] != '"' {
+			return nil, false
+		}
+		k, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.space()
+		if d.i >= len(d.s) || d.s[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.space()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[k.(string)] = v
+		d.space()
+		if d.i >= len(d.s) {
+			return nil, false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *decoder) array(depth int) (any, bool) {
+	d.i++ // [
+	a := []any{}
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == ']' {
+		d.i++
+		return a, true
+	}
+	for {
+		d.space()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.space()
+		if d.i >= len(d.s) {
+			return nil, false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str reads a string; the document is valid UTF-8 (DecodeUTF8), and
+// escapes decode as encoding/json decodes them (a lone surrogate is
+// U+FFFD).
+func (d *decoder) str() (any, bool) {
+	d.i++ // "
+	start := d.i
+	for d.i < len(d.s) {
+		switch c := d.s[d.i]; {
+		case c == '"':
+			s := d.s[start:d.i]
+			d.i++
+			return s, true
+		case c == '\\':
+			return d.escaped(start)
+		case c < 0x20:
+			return nil, false
+		default:
+			d.i++
+		}
+	}
+	return nil, false
+}
+
+func (d *decoder) escaped(start int) (any, bool) {
+	var b strings.Builder
+	b.WriteString(d.s[start:d.i])
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return b.String(), true
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			b.WriteByte(c)
+			d.i++
+			continue
+		}
+		if d.i+1 >= len(d.s) {
+			return nil, false
+		}
+		e := d.s[d.i+1]
+		d.i += 2
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return nil, false
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if strings.HasPrefix(d.s[d.i:], `\u`) {
+					save := d.i
+					d.i += 2
+					if x, ok := d.hex4(); ok {
+						r2 = x
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						b.WriteRune(dec)
+						continue
+					}
+					d.i = save
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (d *decoder) hex4() (rune, bool) {
+	if d.i+4 > len(d.s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	for _, c := range d.s[d.i : d.i+4] {
+		if c == '+' || c == '-' || c == '_' {
+			return 0, false
+		}
+	}
+	d.i += 4
+	return rune(n), true
+}
+
+// number reads JSON's number grammar and converts as numbers does: the
+// nearest float64, ±Inf beyond its range.
+func (d *decoder) number() (any, bool) {
+	start := d.i
+	if d.s[d.i] == '-' {
+		d.i++
+	}
+	digits := func() int {
+		n := 0
+		for d.i < len(d.s) && d.s[d.i] >= '0' && d.s[d.i] <= '9' {
+			d.i++
+			n++
+		}
+		return n
+	}
+	if d.i >= len(d.s) {
+		return nil, false
+	}
+	if d.s[d.i] == '0' {
+		d.i++
+	} else if digits() == 0 {
+		return nil, false
+	}
+	if d.i < len(d.s) && d.s[d.i] == '.' {
+		d.i++
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	if d.i < len(d.s) && (d.s[d.i] == 'e' || d.s[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.s) && (d.s[d.i] == '+' || d.s[d.i] == '-') {
+			d.i++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	f, err := strconv.ParseFloat(d.s[start:d.i], 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return nil, false
+		}
+	}
+	return f, true
+}
