@@ -37,8 +37,10 @@ var literalFields = [...]struct {
 // MergeEntry lays next over base the way the adapter merges two definitions
 // of one server: shallow, key by key, after removing the inherited keys a
 // higher command, url or socket displaces, and the URL-bound credentials when
-// the url changes. A nil base means no lower definition. Neither input is
-// modified; nested values are shared, not copied.
+// the url changes. A nil base means no lower definition, and next itself is
+// returned. Neither input is modified; nested values are shared, not copied,
+// and so is next when there is no base: entries are read, never changed,
+// once loaded.
 func MergeEntry(base, next Entry) Entry {
 	e, _ := mergeMarked(base, 0, base != nil, next, 0)
 	return e
@@ -48,10 +50,7 @@ func MergeEntry(base, next Entry) Entry {
 // both sides. hasBase distinguishes "no lower entry" from an empty one.
 func mergeMarked(base Entry, baseLit uint8, hasBase bool, next Entry, nextLit uint8) (Entry, uint8) {
 	if !hasBase {
-		out := make(Entry, len(next))
-		for k, v := range next {
-			out[k] = v
-		}
+		out := next // shared: loaded entries are never changed
 		lit := uint8(0)
 		for _, f := range literalFields {
 			if _, ok := next[f.key]; ok && nextLit&f.mark != 0 {
