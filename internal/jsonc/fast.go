@@ -83,7 +83,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.text()
 		if !ok {
 			return nil, false
 		}
@@ -97,7 +97,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v
+		m[k] = v
 		d.space()
 		if d.i >= len(d.s) {
 			return nil, false
@@ -149,6 +149,12 @@ func (d *decoder) array(depth int) (any, bool) {
 // escapes decode as encoding/json decodes them (a lone surrogate is
 // U+FFFD).
 func (d *decoder) str() (any, bool) {
+	s, ok := d.text()
+	return s, ok
+}
+
+// text is str without the interface (a key costs no allocation).
+func (d *decoder) text() (string, bool) {
 	d.i++ // "
 	start := d.i
 	for d.i < len(d.s) {
@@ -160,15 +166,15 @@ func (d *decoder) str() (any, bool) {
 		case c == '\\':
 			return d.escaped(start)
 		case c < 0x20:
-			return nil, false
+			return "", false
 		default:
 			d.i++
 		}
 	}
-	return nil, false
+	return "", false
 }
 
-func (d *decoder) escaped(start int) (any, bool) {
+func (d *decoder) escaped(start int) (string, bool) {
 	var b strings.Builder
 	b.WriteString(d.s[start:d.i])
 	for d.i < len(d.s) {
@@ -178,14 +184,14 @@ func (d *decoder) escaped(start int) (any, bool) {
 			d.i++
 			return b.String(), true
 		case c < 0x20:
-			return nil, false
+			return "", false
 		case c != '\\':
 			b.WriteByte(c)
 			d.i++
 			continue
 		}
 		if d.i+1 >= len(d.s) {
-			return nil, false
+			return "", false
 		}
 		e := d.s[d.i+1]
 		d.i += 2
@@ -205,7 +211,7 @@ func (d *decoder) escaped(start int) (any, bool) {
 		case 'u':
 			r, ok := d.hex4()
 			if !ok {
-				return nil, false
+				return "", false
 			}
 			if utf16.IsSurrogate(r) {
 				r2 := rune(-1)
@@ -225,10 +231,10 @@ func (d *decoder) escaped(start int) (any, bool) {
 			}
 			b.WriteRune(r)
 		default:
-			return nil, false
+			return "", false
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 func (d *decoder) hex4() (rune, bool) {

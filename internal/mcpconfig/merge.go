@@ -129,6 +129,9 @@ func leaf(c Contribution, lit uint8) *node {
 func mergeNode(base, next *node) *node {
 	if base == nil {
 		e, lit := mergeMarked(nil, 0, false, next.entry, next.lit)
+		if lit == next.lit {
+			return next // nodes are not changed once built
+		}
 		return &node{entry: e, lit: lit, contribs: next.contribs}
 	}
 	e, lit := mergeMarked(base.entry, base.lit, true, next.entry, next.lit)
