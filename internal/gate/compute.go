@@ -183,14 +183,24 @@ func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
 // precedence order. The operational switch `disabled` is left out, so
 // enabling and disabling never void consent.
 func Fragment(cs *mcpconfig.Server) any {
-	var parts []map[string]any
+	type part struct {
+		src   string
+		entry mcpconfig.Entry
+	}
+	var one [1]part
+	parts := one[:0]
 	for _, c := range cs.Contributions {
 		if !c.Repository {
 			continue
 		}
-		e := maps.Clone(c.Entry)
-		delete(e, "disabled")
-		delete(e, "enabled") // Pi's built-in client's switch (issue 19)
+		e := c.Entry
+		_, dis := e["disabled"]
+		_, en := e["enabled"] // Pi's built-in client's switch (issue 19)
+		if dis || en {
+			e = maps.Clone(e)
+			delete(e, "disabled")
+			delete(e, "enabled")
+		}
 		if len(e) == 0 {
 			// an enable/disable override contributes nothing to consent
 			continue
@@ -199,17 +209,17 @@ func Fragment(cs *mcpconfig.Server) any {
 		if src == "" {
 			src = c.Layer
 		}
-		parts = append(parts, map[string]any{"source": src, "entry": e})
+		parts = append(parts, part{src, e})
 	}
 	switch len(parts) {
 	case 0:
 		return map[string]any{}
 	case 1:
-		return parts[0]["entry"]
+		return parts[0].entry
 	}
 	out := make([]any, len(parts))
 	for i, p := range parts {
-		out[i] = p
+		out[i] = map[string]any{"source": p.src, "entry": p.entry}
 	}
 	return out
 }
