@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -64,4 +66,31 @@ func BenchmarkListJSON1000(b *testing.B) {
 	for b.Loop() {
 		Main("piagent-mcp", []string{"list", "--json"}, env)
 	}
+}
+
+// FuzzIndentJSON: the one-pass layout is json.Indent's, for whatever
+// encoding/json writes.
+func FuzzIndentJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"x\"y,z:{["}],"c":{},"d":[],"e":null}`, `[]`, `"s"`, `[[],[{}]]`, `{"k\\":":"v\\"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			return
+		}
+		var compact bytes.Buffer
+		enc := json.NewEncoder(&compact)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) != nil {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := layoutJSON(compact.Bytes()); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q:\n got %q\nwant %q", compact.Bytes(), got, want.Bytes())
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -61,10 +62,64 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 
 // writeJSON prints v as indented JSON on stdout.
 func (a *app) writeJSON(v any) error {
-	enc := json.NewEncoder(a.env.Stdout)
-	enc.SetIndent("", "  ")
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := a.env.Stdout.Write(layoutJSON(compact.Bytes()))
+	return err
+}
+
+// layoutJSON lays out the compact JSON encoding/json wrote, two spaces a
+// level, exactly as json.Indent would, in one pass: the input is known to
+// be valid, so it is not scanned again for errors.
+func layoutJSON(src []byte) []byte {
+	out := make([]byte, 0, len(src)+len(src)/2)
+	depth := 0
+	newline := func() {
+		out = append(out, '\n')
+		for range depth {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			out = append(out, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				out = append(out, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			newline()
+		case ':':
+			out = append(out, ':', ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // display shortens a path for people: ~ for home, relative inside the project.
