@@ -94,3 +94,16 @@ func FuzzIndentJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkListJSON10000 is the same over 10,000 servers.
+func BenchmarkListJSON10000(b *testing.B) {
+	home, proj := largeFixture(b, 10000)
+	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: proj, Home: home,
+		Environ: []string{"HOME=" + home, "PATH=/usr/bin:/bin"}, Now: time.Now}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := Main("piagent-mcp", []string{"list", "--json"}, env); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/piagent/piagent/internal/lazyre"
@@ -16,7 +17,35 @@ var (
 // IsReference reports whether the whole value is one variable reference:
 // ${VAR}, $env:VAR or {env:VAR}, where VAR is word characters.
 func IsReference(v string) bool {
-	return strings.ContainsAny(v, "${") && wholeRefRE().MatchString(v)
+	name, end := refAt(v, 0)
+	return name != "" && end == len(v)
+}
+
+// refAt reads a reference starting at s[i], as refRE would match there:
+// the variable's name and where the reference ends, or "" when none starts
+// at i.
+func refAt(s string, i int) (name string, end int) {
+	word := func(j int) int {
+		for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		return j
+	}
+	switch {
+	case strings.HasPrefix(s[i:], "${"):
+		if j := word(i + 2); j > i+2 && j < len(s) && s[j] == '}' {
+			return s[i+2 : j], j + 1
+		}
+	case strings.HasPrefix(s[i:], "$env:"):
+		if j := word(i + 5); j > i+5 {
+			return s[i+5 : j], j
+		}
+	case strings.HasPrefix(s[i:], "{env:"):
+		if j := word(i + 5); j > i+5 && j < len(s) && s[j] == '}' {
+			return s[i+5 : j], j + 1
+		}
+	}
+	return "", i
 }
 
 // References returns every variable named by a reference inside s, in order
@@ -26,13 +55,16 @@ func References(s string) []string {
 		return nil // every syntax has a $ or a {
 	}
 	var out []string
-	seen := map[string]bool{}
-	for _, m := range refRE().FindAllStringSubmatch(s, -1) {
-		name := m[1] + m[2] + m[3]
-		if !seen[name] {
-			seen[name] = true
+	for i := 0; i < len(s); {
+		name, end := refAt(s, i)
+		if name == "" {
+			i++
+			continue
+		}
+		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}
+		i = end
 	}
 	return out
 }

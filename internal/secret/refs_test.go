@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,4 +70,25 @@ func TestReferencedOnly(t *testing.T) {
 			t.Errorf("referencedOnly(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// FuzzReferences: the hand-written reader finds what refRE finds.
+func FuzzReferences(f *testing.F) {
+	for _, s := range []string{"${A}", "$env:B_1", "{env:C}", "x${A}y$env:B{env:C}${A}", "${", "$env:", "{env:x", "${a-b}", "$${A}}", "{env:{env:A}}", "Bearer ${TOKEN}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []string
+		for _, m := range refRE().FindAllStringSubmatch(s, -1) {
+			if n := m[1] + m[2] + m[3]; !slices.Contains(want, n) {
+				want = append(want, n)
+			}
+		}
+		if got := References(s); !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, refRE %q", s, got, want)
+		}
+		if got, want := IsReference(s), wholeRefRE().MatchString(s); got != want {
+			t.Fatalf("%q: IsReference %v, wholeRefRE %v", s, got, want)
+		}
+	})
 }

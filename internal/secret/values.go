@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/piagent/piagent/internal/lazyre"
 )
@@ -155,7 +156,54 @@ var valueRules = []valueRule{
 
 // scanValues returns every secret value in s, found by the pattern rules and
 // the high-entropy rule, sorted by start.
+// needleStarts lists, by first byte, every rule's needles (both cases of
+// that byte for a case-folded rule): the one pass that rules out most
+// strings before any rule looks at them.
+var needleStarts = sync.OnceValue(func() (t [256][]needleAt) {
+	for i := range valueRules {
+		r := &valueRules[i]
+		for _, n := range r.needles {
+			if r.fold {
+				t[asciiLower(n[:1])[0]] = append(t[asciiLower(n[:1])[0]], needleAt{n, true})
+				t[strings.ToUpper(n[:1])[0]] = append(t[strings.ToUpper(n[:1])[0]], needleAt{n, true})
+				continue
+			}
+			t[n[0]] = append(t[n[0]], needleAt{n, false})
+		}
+	}
+	return t
+})
+
+type needleAt struct {
+	text string
+	fold bool
+}
+
+// anyNeedle reports whether some rule's needle occurs in s.
+func anyNeedle(s string) bool {
+	t := needleStarts()
+	for i := 0; i < len(s); i++ {
+		for _, n := range t[s[i]] {
+			if len(s)-i < len(n.text) {
+				continue
+			}
+			if n.fold && strings.EqualFold(s[i:i+len(n.text)], n.text) || !n.fold && s[i:i+len(n.text)] == n.text {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func scanValues(s string) []span {
+	if !anyNeedle(s) {
+		return scanEntropy(s) // sorted by start already
+	}
+	return scanAll(s)
+}
+
+// scanAll is scanValues without the look for needles first.
+func scanAll(s string) []span {
 	var out []span
 	var lower string
 	for i := range valueRules {

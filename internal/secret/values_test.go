@@ -3,6 +3,7 @@ package secret
 import (
 	"encoding/base64"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -175,4 +176,20 @@ func TestSecretValueInside(t *testing.T) {
 			t.Errorf("SecretValue(%d chars with a token inside) = false", len(v))
 		}
 	}
+}
+
+// FuzzScanValues: the look for needles first changes nothing.
+func FuzzScanValues(f *testing.F) {
+	for _, s := range []string{"", "sk-ant-" + strings.Repeat("a1B", 12), "Bearer abc.def", "BASIC dXNlcjpwYXNz", "https://u:p@h/x", "AKIAABCDEFGHIJKLMNOP", "x eyJhbGciOiJIUzI1NiJ9.e30.x", "plain words only", "ghp_" + strings.Repeat("x", 36)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := scanValues(s), scanAll(s)
+		if len(got) == 0 && len(want) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %v, without the look first %v", s, got, want)
+		}
+	})
 }
