@@ -164,20 +164,31 @@ func transport(e mcpconfig.Entry) string {
 // target is what a server runs or reaches, masked. Only the transport keys
 // are masked: the rest of the entry never reaches this column.
 func target(e mcpconfig.Entry) string {
-	m := secret.Mask(map[string]any{"command": e["command"], "args": e["args"], "url": e["url"], "socket": e["socket"]})
+	masked := func(k string) string {
+		if v, ok := e[k].(string); ok {
+			return secret.MaskValue(v).(string)
+		}
+		return fmt.Sprint(secret.MaskValue(e[k]))
+	}
 	switch transport(e) {
 	case "stdio":
-		parts := []string{fmt.Sprint(m["command"])}
-		if args, ok := m["args"].([]any); ok {
+		var b strings.Builder
+		b.WriteString(masked("command"))
+		if args, ok := e["args"].([]any); ok {
 			for _, x := range args {
-				parts = append(parts, shellQuote(fmt.Sprint(x)))
+				b.WriteByte(' ')
+				if s, ok := x.(string); ok {
+					b.WriteString(shellQuote(secret.MaskValue(s).(string)))
+				} else {
+					b.WriteString(shellQuote(fmt.Sprint(secret.MaskValue(x))))
+				}
 			}
 		}
-		return strings.Join(parts, " ")
+		return b.String()
 	case "http":
-		return fmt.Sprint(m["url"])
+		return masked("url")
 	case "socket":
-		return fmt.Sprint(m["socket"])
+		return masked("socket")
 	}
 	return "-"
 }

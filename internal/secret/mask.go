@@ -165,3 +165,8 @@ func urlPasswordIn(s string) []int {
 	}
 	return urlPasswordRE().FindStringSubmatchIndex(s)
 }
+
+// MaskValue is what Mask does to a value under a key that names no
+// credential (command, args, url, socket): a deep copy whose strings have
+// secret-looking values and URL passwords masked.
+func MaskValue(v any) any { return maskLeaf(v) }
