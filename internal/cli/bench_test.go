@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -89,8 +90,17 @@ func FuzzIndentJSON(f *testing.F) {
 		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
 			t.Fatal(err)
 		}
-		if got := layoutJSON(compact.Bytes()); !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("%q:\n got %q\nwant %q", compact.Bytes(), got, want.Bytes())
+		// written in pieces of every size, as an encoder may
+		for _, piece := range []int{1, 3, 4096} {
+			var got bytes.Buffer
+			lw := &layoutWriter{w: bufio.NewWriter(&got)}
+			for b := compact.Bytes(); len(b) > 0; b = b[min(piece, len(b)):] {
+				lw.Write(b[:min(piece, len(b))])
+			}
+			lw.w.Flush()
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("%q in pieces of %d:\n got %q\nwant %q", compact.Bytes(), piece, got.Bytes(), want.Bytes())
+			}
 		}
 	})
 }

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,64 +62,78 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 
 // writeJSON prints v as indented JSON on stdout.
 func (a *app) writeJSON(v any) error {
-	var compact bytes.Buffer
-	enc := json.NewEncoder(&compact)
+	lw := &layoutWriter{w: bufio.NewWriterSize(a.env.Stdout, 64<<10)}
+	enc := json.NewEncoder(lw)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := a.env.Stdout.Write(layoutJSON(compact.Bytes()))
-	return err
+	return lw.w.Flush()
 }
 
-// layoutJSON lays out the compact JSON encoding/json wrote, two spaces a
-// level, exactly as json.Indent would, in one pass: the input is known to
-// be valid, so it is not scanned again for errors.
-func layoutJSON(src []byte) []byte {
-	out := make([]byte, 0, len(src)+len(src)/2)
-	depth := 0
-	newline := func() {
-		out = append(out, '\n')
-		for range depth {
-			out = append(out, ' ', ' ')
-		}
+// layoutWriter lays out the compact JSON encoding/json writes through it,
+// two spaces a level, exactly as json.Indent would (FuzzIndentJSON), as the
+// bytes pass: no copy of the whole document is kept, and it is not scanned
+// again for errors (encoding/json wrote it).
+type layoutWriter struct {
+	w      *bufio.Writer
+	depth  int
+	inStr  bool
+	esc    bool
+	opened bool // a { or [ was written and its first element not yet seen
+}
+
+func (l *layoutWriter) newline() {
+	l.w.WriteByte('\n')
+	for range l.depth {
+		l.w.WriteString("  ")
 	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
+}
+
+func (l *layoutWriter) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if l.inStr {
+			l.w.WriteByte(c)
+			switch {
+			case l.esc:
+				l.esc = false
+			case c == '\\':
+				l.esc = true
+			case c == '"':
+				l.inStr = false
 			}
-			out = append(out, src[i:j+1]...)
-			i = j
-		case '{', '[':
-			out = append(out, c)
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				out = append(out, src[i+1])
-				i++
+			continue
+		}
+		if l.opened {
+			l.opened = false
+			if c == '}' || c == ']' {
+				l.w.WriteByte(c) // {} and [] stay as they are
 				continue
 			}
-			depth++
-			newline()
+			l.depth++
+			l.newline()
+		}
+		switch c {
+		case '"':
+			l.inStr = true
+			l.w.WriteByte(c)
+		case '{', '[':
+			l.w.WriteByte(c)
+			l.opened = true
 		case '}', ']':
-			depth--
-			newline()
-			out = append(out, c)
+			l.depth--
+			l.newline()
+			l.w.WriteByte(c)
 		case ',':
-			out = append(out, c)
-			newline()
+			l.w.WriteByte(c)
+			l.newline()
 		case ':':
-			out = append(out, ':', ' ')
+			l.w.WriteString(": ")
 		default:
-			out = append(out, c)
+			l.w.WriteByte(c)
 		}
 	}
-	return out
+	return len(p), nil
 }
 
 // display shortens a path for people: ~ for home, relative inside the project.
