@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/piagent/piagent/internal/gate"
 )
 
 // largeFixture spreads n servers across every file layer and three import
 // kinds (cursor, vscode, codex TOML).
-func largeFixture(b *testing.B, n int) (home, proj string) {
+func largeFixture(b testing.TB, n int) (home, proj string) {
 	home, proj = b.TempDir(), b.TempDir()
 	files := []string{
 		filepath.Join(home, ".config", "mcp", "mcp.json"),
@@ -115,5 +117,29 @@ func BenchmarkListJSON10000(b *testing.B) {
 		if code := Main("piagent-mcp", []string{"list", "--json"}, env); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// TestWriteListSameBytes: list --json written a server at a time is the
+// document writeJSON writes, byte for byte.
+func TestWriteListSameBytes(t *testing.T) {
+	home, proj := largeFixture(t, 60)
+	var streamed, whole bytes.Buffer
+	env := Env{Stdin: strings.NewReader(""), Stdout: &streamed, Stderr: io.Discard, Dir: proj, Home: home,
+		Environ: []string{"HOME=" + home, "PATH=/usr/bin:/bin"}, Now: time.Now}
+	if code := Main("piagent-mcp", []string{"list", "--json"}, env); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	a := &app{env: env, name: "piagent-mcp"}
+	a.env.Stdout = &whole
+	g, err := gate.Load(gate.Options{Home: home, Cwd: proj, Getenv: env.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.writeJSON(a.listData(g)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(streamed.Bytes(), whole.Bytes()) || !strings.Contains(streamed.String(), `"srv-59"`) {
+		t.Fatalf("streamed:\n%s\nwhole:\n%s", streamed.String()[:min(400, streamed.Len())], whole.String()[:min(400, whole.Len())])
 	}
 }

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
@@ -102,7 +105,9 @@ func (a *app) browserFound() bool {
 	return false
 }
 
-func (a *app) listData(g *gate.Gate) listJSON {
+func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
+
+func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
 	out := listJSON{Project: g.Project, Servers: []serverJSON{}, Skipped: g.View.Skipped, Blocks: g.Blocks,
 		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}
 	if out.Skipped == nil {
@@ -117,10 +122,61 @@ func (a *app) listData(g *gate.Gate) listJSON {
 	if g.StoreErr != nil {
 		out.StoreError = g.StoreErr.Error()
 	}
-	for i := range g.Servers {
-		out.Servers = append(out.Servers, a.serverRow(g, &g.Servers[i]))
+	if !headerOnly {
+		for i := range g.Servers {
+			out.Servers = append(out.Servers, a.serverRow(g, &g.Servers[i]))
+		}
 	}
 	return out
+}
+
+// writeList writes listData(g) as writeJSON would, a server at a time:
+// 10,000 servers are never one document in memory.
+func (a *app) writeList(g *gate.Gate) error {
+	data := a.listDataRows(g, true) // the rows are written one by one below
+	lw := &layoutWriter{w: bufio.NewWriterSize(a.env.Stdout, 64<<10)}
+	// encode writes v compact, without the encoder's newline
+	encode := func(v any) error {
+		var buf bytes.Buffer
+		e := json.NewEncoder(&buf)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(v); err != nil {
+			return err
+		}
+		_, err := lw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	lw.Write([]byte(`{"project":`))
+	if err := encode(data.Project); err != nil {
+		return err
+	}
+	lw.Write([]byte(`,"servers":[`))
+	for i := range g.Servers {
+		if i > 0 {
+			lw.Write([]byte(","))
+		}
+		if err := encode(a.serverRow(g, &g.Servers[i])); err != nil {
+			return err
+		}
+	}
+	lw.Write([]byte("],"))
+	var tail bytes.Buffer
+	e := json.NewEncoder(&tail)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(listTail{data.Skipped, data.Blocks, data.FullBlock, data.Exclusive, data.StoreError}); err != nil {
+		return err
+	}
+	lw.Write(tail.Bytes()[1:]) // after its {, with the encoder's newline
+	return lw.w.Flush()
+}
+
+// listTail is listJSON after its servers, in the same order.
+type listTail struct {
+	Skipped    []mcpconfig.Skipped `json:"skipped"`
+	Blocks     []gate.Block        `json:"blocks"`
+	FullBlock  bool                `json:"fullBlock"`
+	Exclusive  bool                `json:"exclusive"`
+	StoreError string              `json:"storeError,omitempty"`
 }
 
 func (a *app) listCommand() *cobra.Command {
@@ -136,7 +192,7 @@ func (a *app) listCommand() *cobra.Command {
 			return err
 		}
 		if *asJSON {
-			if err := a.writeJSON(a.listData(g)); err != nil {
+			if err := a.writeList(g); err != nil {
 				return err
 			}
 		} else {
