@@ -91,8 +91,19 @@ func (l *layoutWriter) newline() {
 }
 
 func (l *layoutWriter) Write(p []byte) (int, error) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
 		if l.inStr {
+			// the rest of the string up to a quote or a backslash in one go
+			j := i
+			for j < len(p) && !l.esc && p[j] != '"' && p[j] != '\\' {
+				j++
+			}
+			if j > i {
+				l.w.Write(p[i:j])
+				i = j - 1
+				continue
+			}
 			l.w.WriteByte(c)
 			switch {
 			case l.esc:

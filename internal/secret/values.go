@@ -159,7 +159,8 @@ var valueRules = []valueRule{
 // needleStarts lists, by first byte, every rule's needles (both cases of
 // that byte for a case-folded rule): the one pass that rules out most
 // strings before any rule looks at them.
-var needleStarts = sync.OnceValue(func() (t [256][]needleAt) {
+var needleStarts = sync.OnceValue(func() *[256][]needleAt {
+	var t [256][]needleAt
 	for i := range valueRules {
 		r := &valueRules[i]
 		for _, n := range r.needles {
@@ -171,7 +172,7 @@ var needleStarts = sync.OnceValue(func() (t [256][]needleAt) {
 			t[n[0]] = append(t[n[0]], needleAt{n, false})
 		}
 	}
-	return t
+	return &t
 })
 
 type needleAt struct {
