@@ -257,11 +257,7 @@ func TestLinkCacheSeesSwaps(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "a.go"), []byte("key\n"), 0o600)
 	c := start(t, home, cwd)
-	read := func(p string) string {
-		t.Helper()
-		r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
-		return r["action"].(string)
-	}
+	read := func(p string) string { t.Helper(); return readAction(c, p) }
 	for range 3 {
 		if a := read("src/a.go"); a != "allow" {
 			t.Fatalf("read src/a.go: %s", a)
@@ -296,11 +292,7 @@ func TestLinkCacheSeesCreation(t *testing.T) {
 	home, cwd := project(t)
 	os.WriteFile(filepath.Join(cwd, ".env"), []byte("TOKEN=x\n"), 0o600)
 	c := start(t, home, cwd)
-	read := func(p string) string {
-		t.Helper()
-		r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
-		return r["action"].(string)
-	}
+	read := func(p string) string { t.Helper(); return readAction(c, p) }
 	for range 3 {
 		if a := read("new/dir/b.go"); a != "allow" {
 			t.Fatalf("read of a missing file: %s", a)
@@ -316,4 +308,11 @@ func TestLinkCacheSeesCreation(t *testing.T) {
 	if a := read("new/dir/b.go"); a != "block" {
 		t.Fatalf("read of new/dir/b.go, now leading to .env: %s", a)
 	}
+}
+
+// readAction is the action the helper answers for a read of p.
+func readAction(c *client, p string) string {
+	c.t.Helper()
+	r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
+	return r["action"].(string)
 }

@@ -3,12 +3,15 @@ package helper
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/piagent/piagent/internal/fswatch"
 )
 
 // integrity is the state, at the session's first request, of the
@@ -22,8 +25,8 @@ import (
 type integrity struct {
 	paths []string
 	state map[string]string
-	watch *dirtyWatch // nil: compare on every call
-	last  []string    // the last comparison's answer
+	watch *fswatch.Watch // nil: compare on every call
+	last  []string       // the last comparison's answer
 }
 
 // skipInPiDir are paths in the project's Pi folder that the adapter or a
@@ -43,7 +46,7 @@ func newIntegrity(project, configDir string) *integrity {
 	for _, p := range in.paths {
 		parents = append(parents, filepath.Dir(p))
 	}
-	in.watch = newDirtyWatch(in.paths, parents)
+	in.watch = watchFolders(in.paths, parents)
 	in.state = in.read()
 	return in
 }
@@ -59,7 +62,7 @@ func (in *integrity) read() map[string]string {
 // changed lists the watched paths whose state differs from the session's
 // start.
 func (in *integrity) changed() []string {
-	if in.watch != nil && !in.watch.changed() {
+	if in.watch != nil && !in.watch.Changed() {
 		return in.last
 	}
 	in.last = in.compare()
@@ -117,4 +120,24 @@ func fingerprint(p string, piDir bool) string {
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// watchFolders watches the folders holding each path in parents and every
+// folder of each tree; nil when there is no watch to be had, and then every
+// call compares.
+func watchFolders(trees, parents []string) *fswatch.Watch {
+	w := fswatch.New()
+	if w == nil {
+		return nil
+	}
+	for _, p := range parents {
+		if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.Close()
+			return nil
+		}
+	}
+	for _, t := range trees {
+		w.AddTree(t)
+	}
+	return w
 }

@@ -237,23 +237,9 @@ func convertPart(b *wordBuilder, part syntax.WordPart, quoted bool, sc scope, w 
 			}
 			return
 		}
-		raw := sc.text(p)
-		if raw == "" {
-			raw = "$?"
-		}
-		b.expansion(raw)
-		if w != nil {
-			w.nested(p, sc)
-		}
+		expansion(b, p, sc, w)
 	case *syntax.ArithmExp:
-		raw := sc.text(p)
-		if raw == "" {
-			raw = "$?"
-		}
-		b.expansion(raw)
-		if w != nil {
-			w.nested(p, sc)
-		}
+		expansion(b, p, sc, w)
 	case *syntax.ExtGlob:
 		if quoted {
 			b.literal(sc.text(p))
@@ -265,6 +251,19 @@ func convertPart(b *wordBuilder, part syntax.WordPart, quoted bool, sc scope, w 
 		if w != nil {
 			w.nested(part, sc)
 		}
+	}
+}
+
+// expansion adds a parameter or arithmetic expansion as written, and walks
+// the substitutions inside it.
+func expansion(b *wordBuilder, p syntax.Node, sc scope, w *walker) {
+	raw := sc.text(p)
+	if raw == "" {
+		raw = "$?"
+	}
+	b.expansion(raw)
+	if w != nil {
+		w.nested(p, sc)
 	}
 }
 
