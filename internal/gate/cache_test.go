@@ -161,3 +161,102 @@ func TestCacheWatch(t *testing.T) {
 		t.Fatalf("a retargeted link on the way was not seen: %q", got)
 	}
 }
+
+// TestCacheWatchAncestorRenamed: the folder of a consulted file moved away
+// and rebuilt with a new file is seen (the watch on the old folder follows
+// it away and says nothing).
+func TestCacheWatchAncestorRenamed(t *testing.T) {
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	writeFile(t, filepath.Join(home, ".config", "mcp", "mcp.json"), `{"mcpServers": {"mine": {"url": "https://mine.example/mcp"}}}`)
+	writeFile(t, filepath.Join(proj, "README.md"), "x")
+	// every other folder the readers look in under ~/.config exists, so
+	// none of their missing files has ~/.config watched in its stead
+	for _, d := range []string{"opencode", "Claude", "piagent"} {
+		os.MkdirAll(filepath.Join(home, ".config", d), 0o755)
+	}
+	var c Cache
+	o := Options{Home: home, Cwd: proj}
+	g1, err := c.Get(o)
+	if err != nil || len(g1.Servers) != 1 {
+		t.Fatalf("servers %d, %v", len(g1.Servers), err)
+	}
+	if err := os.Rename(filepath.Join(home, ".config", "mcp"), filepath.Join(home, ".config", "mcp.old")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, ".config", "mcp", "mcp.json"), `{"mcpServers": {"planted": {"command": "sh"}}}`)
+	g2, _ := c.Get(o)
+	if len(g2.Servers) != 1 || g2.Servers[0].Name != "planted" {
+		t.Fatalf("after ~/.config/mcp was moved away and rebuilt: %d servers, first %q", len(g2.Servers), g2.Servers[0].Name)
+	}
+}
+
+// TestCacheWatchGrandparentRenamed: a folder two levels above a consulted
+// file moved away and rebuilt with a new file is seen.
+func TestCacheWatchGrandparentRenamed(t *testing.T) {
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	deep := filepath.Join(root, "far", "a", "b", "file.json")
+	writeFile(t, deep, "1")
+	writeFile(t, filepath.Join(proj, "README.md"), "x")
+	os.MkdirAll(home, 0o755)
+	var c Cache
+	o := Options{Home: home, Cwd: proj, Extra: []string{deep}}
+	g1, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2, _ := c.Get(o); g2 != g1 {
+		t.Fatal("not reused")
+	}
+	os.Rename(filepath.Join(root, "far", "a"), filepath.Join(root, "far", "a.old"))
+	writeFile(t, deep, "2")
+	if g3, _ := c.Get(o); g3 == g1 {
+		t.Fatal("a file under a folder rebuilt two levels up was not seen")
+	}
+}
+
+// TestCacheWatchLinkedFile: a consulted file that is a link to a file
+// elsewhere; the target rewritten is seen.
+func TestCacheWatchLinkedFile(t *testing.T) {
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	target := filepath.Join(root, "dotfiles", "mcp.json")
+	writeFile(t, target, `{"mcpServers": {"one": {"url": "https://one.example/mcp"}}}`)
+	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+	writeFile(t, filepath.Join(proj, "README.md"), "x")
+	if err := os.Symlink(target, filepath.Join(home, ".config", "mcp", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	o := Options{Home: home, Cwd: proj}
+	if g, _ := c.Get(o); len(g.Servers) != 1 || g.Servers[0].Name != "one" {
+		t.Fatalf("servers %v", g.Servers)
+	}
+	writeFile(t, target, `{"mcpServers": {"two": {"command": "sh"}}}`)
+	if g, _ := c.Get(o); len(g.Servers) != 1 || g.Servers[0].Name != "two" {
+		t.Fatalf("the link's target rewritten was not seen: %v", g.Servers[0].Name)
+	}
+}
+
+// TestCacheWatchLinkedExtra: an extra watched path that is a link to a file
+// in a folder nothing else watches; the target rewritten is seen.
+func TestCacheWatchLinkedExtra(t *testing.T) {
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	target := filepath.Join(root, "elsewhere", "deep", "hook")
+	writeFile(t, target, "1")
+	writeFile(t, filepath.Join(proj, "README.md"), "x")
+	os.MkdirAll(home, 0o755)
+	link := filepath.Join(proj, "hook")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	o := Options{Home: home, Cwd: proj, Extra: []string{link}}
+	g1, _ := c.Get(o)
+	writeFile(t, target, "2 longer")
+	if g2, _ := c.Get(o); g2 == g1 {
+		t.Fatal("the link's target rewritten was not seen")
+	}
+}

@@ -224,46 +224,67 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 }
 
 // watchSignature watches every folder whose change can change a stamp of
-// sig: the folder holding each path (or, for a path whose folder is
-// missing, the nearest one that exists), each path that is a folder, and
-// the folder holding every symbolic link on the way to them, since stat
-// follows links. nil when there is no watch to be had.
+// sig: every folder from each path's own folder (or the path, when it is a
+// folder) up to the root, so that a folder moved away and rebuilt anywhere
+// above is seen, and a missing folder's creation shows in the nearest one
+// that exists. A path reached through a symbolic link gets no watch at all
+// (nil): a link's target can change in folders no list of ancestors names,
+// and the signature is then checked stat by stat, every time.
 func watchSignature(sig Signature) *fswatch.Watch {
 	w := fswatch.New()
 	if w == nil {
 		return nil
 	}
 	watched := map[string]bool{}
-	add := func(dir string) {
-		for !watched[dir] {
-			watched[dir] = true
-			if err := w.Add(dir); err == nil {
-				return
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return
-			}
-			dir = parent // missing: its creation shows in an ancestor
-		}
-	}
-	links := map[string]bool{}
+	linkFree := map[string]bool{}
 	for _, st := range sig {
-		add(filepath.Dir(st.path))
-		if st.exists && st.mode.IsDir() {
-			add(st.path)
+		if fi, err := os.Lstat(st.path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			w.Close() // a link: its target changes where no watch here looks
+			return nil
 		}
-		for d := filepath.Dir(st.path); !links[d]; d = filepath.Dir(d) {
-			links[d] = true
-			if fi, err := os.Lstat(d); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-				add(filepath.Dir(d))
+		dirs := []string{filepath.Dir(st.path)}
+		if st.exists && st.mode.IsDir() {
+			dirs = append(dirs, st.path)
+		}
+		for _, d := range dirs {
+			if !noLinks(d, linkFree) {
+				w.Close()
+				return nil
 			}
-			if filepath.Dir(d) == d {
-				break
+			for ; !watched[d]; d = filepath.Dir(d) {
+				if err := w.Add(d); err == nil {
+					watched[d] = true
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					w.Close()
+					return nil
+				}
+				if filepath.Dir(d) == d {
+					break
+				}
 			}
 		}
 	}
 	return w
+}
+
+// noLinks reports whether the nearest existing folder at or above d is
+// reached without a symbolic link.
+func noLinks(d string, memo map[string]bool) bool {
+	for {
+		if ok, seen := memo[d]; seen {
+			return ok
+		}
+		if _, err := os.Lstat(d); err == nil {
+			r, err := filepath.EvalSymlinks(d)
+			memo[d] = err == nil && r == d
+			return memo[d]
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }
 
 // RealEnv is getenv as the gate must read it. Inside a session that `piagent
