@@ -449,7 +449,11 @@ func (l *loader) mergeServers() {
 		union.set(s.Name, mergeNode(union.nodes[s.Name], leaf(c, 0)))
 	}
 
-	file := newServerMap()
+	n := 0
+	for _, ls := range l.layers {
+		n += len(ls.Servers)
+	}
+	file := &serverMap{nodes: make(map[string]*node, n), names: make([]string, 0, n)}
 	hostOn := !v.Exclusive && v.Settings["hostConfigDiscovery"] == "on"
 	if hostOn {
 		origin, _ := l.settingWinner("hostConfigDiscovery")
