@@ -191,19 +191,20 @@ func transport(e mcpconfig.Entry) string {
 func target(e mcpconfig.Entry) string {
 	masked := func(k string) string {
 		if v, ok := e[k].(string); ok {
-			return secret.MaskValue(v).(string)
+			return secret.MaskString(v)
 		}
 		return fmt.Sprint(secret.MaskValue(e[k]))
 	}
 	switch transport(e) {
 	case "stdio":
 		var b strings.Builder
+		b.Grow(64)
 		b.WriteString(masked("command"))
 		if args, ok := e["args"].([]any); ok {
 			for _, x := range args {
 				b.WriteByte(' ')
 				if s, ok := x.(string); ok {
-					b.WriteString(shellQuote(secret.MaskValue(s).(string)))
+					b.WriteString(shellQuote(secret.MaskString(s)))
 				} else {
 					b.WriteString(shellQuote(fmt.Sprint(secret.MaskValue(x))))
 				}

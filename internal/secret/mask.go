@@ -170,3 +170,6 @@ func urlPasswordIn(s string) []int {
 // credential (command, args, url, socket): a deep copy whose strings have
 // secret-looking values and URL passwords masked.
 func MaskValue(v any) any { return maskLeaf(v) }
+
+// MaskString is MaskValue for a string.
+func MaskString(s string) string { return maskString(s) }
