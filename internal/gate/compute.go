@@ -242,12 +242,12 @@ func isOAuth(e mcpconfig.Entry) bool {
 	return ok
 }
 
-// stringsIn returns the string leaves of the fields that interpolation
-// applies to, for the needs-env check.
+// interpolated returns the string leaves of the fields that interpolation
+// applies to that hold a reference ($ or {), for the needs-env check.
 func interpolated(e mcpconfig.Entry) []string {
 	var out []string
 	add := func(v any) {
-		if s, ok := v.(string); ok {
+		if s, ok := v.(string); ok && strings.ContainsAny(s, "${") {
 			out = append(out, s)
 		}
 	}
@@ -259,8 +259,24 @@ func interpolated(e mcpconfig.Entry) []string {
 		}
 	}
 	addMap := func(v any) {
-		if m, ok := v.(map[string]any); ok {
-			for _, k := range slices.Sorted(maps.Keys(m)) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		refs := 0
+		for _, x := range m {
+			if s, ok := x.(string); ok && strings.ContainsAny(s, "${") {
+				refs++
+			}
+		}
+		switch refs {
+		case 0:
+		case 1:
+			for _, x := range m {
+				add(x)
+			}
+		default:
+			for _, k := range slices.Sorted(maps.Keys(m)) { // in a stable order
 				add(m[k])
 			}
 		}
