@@ -51,7 +51,7 @@ func (a *app) guardCommand() *cobra.Command {
 		// A helper lives as long as the session and keeps little (its live
 		// heap is under a MiB between calls): collect at the default pace,
 		// not the one-shot commands' relaxed one.
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(50)
 		err = s.Serve(a.env.Stdin, a.env.Stdout)
 		if errors.Is(err, helper.ErrFraming) {
 			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")
