@@ -79,10 +79,8 @@ func (s *Snapshot) selfShell(cmd string) (Decision, bool) {
 		return Decision{Action: Block, Code: CodeShellParse,
 			Reason: "piagent: blocked: the shell command cannot be parsed (" + err.Error() + "), so what it runs cannot be checked"}, true
 	}
-	for _, f := range shell.Classify(a, shell.Context{Home: s.home, Cwd: s.cwd, ProjectRoot: s.cwd}) {
-		if f.Rule == "gate-self" {
-			return selfBlock(fmt.Sprintf("the command runs %s", f.Command)), true
-		}
+	for _, f := range shell.GateSelf(a, shell.Context{Home: s.home, Cwd: s.cwd, ProjectRoot: s.cwd}) {
+		return selfBlock(fmt.Sprintf("the command runs %s", f.Command)), true
 	}
 	for _, w := range shell.Writes(a) {
 		if w.Dynamic {

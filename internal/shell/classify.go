@@ -71,6 +71,35 @@ func Classify(a *Analysis, ctx Context) []Finding {
 	return cl.out
 }
 
+// GateSelf is Classify's gate-self findings alone: the guard's question,
+// without the rules the tool policy asks about.
+func GateSelf(a *Analysis, ctx Context) []Finding {
+	if a == nil {
+		return nil
+	}
+	cl := classifier{ctx: ctx}
+	cl.ctx.Home = cleanAbs(ctx.Home)
+	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
+	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
+	cl.scan(a)
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if len(c.Argv) > 0 && c.Argv[0].Dynamic {
+			if r, ok := cl.resolve(c); ok {
+				c = r
+			}
+		}
+		cl.gateSelf(c)
+	}
+	var out []Finding
+	for _, f := range cl.out {
+		if f.Rule == "gate-self" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // cwds are the absolute folders c may run in ("" for one not known).
 func (cl *classifier) cwds(c *Command) []string {
 	if len(c.Dirs) == 0 {

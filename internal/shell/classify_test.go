@@ -598,3 +598,24 @@ func TestDirtyProbeOnlyWhenNeeded(t *testing.T) {
 		t.Errorf("clean tree: %v", got)
 	}
 }
+
+// TestGateSelfAgrees: GateSelf finds what Classify finds for gate-self, and
+// nothing else, on every case of TestGateSelf's kind.
+func TestGateSelfAgrees(t *testing.T) {
+	t.Parallel()
+	for _, src := range append(fuzzSeeds, "piagent-mcp approve x", "c=piagent-mcp; $c approve x", "eval \"$(echo piagent-mcp) approve\"", "rm -rf ~", "pi install npm:x", "git push", "ls") {
+		a, err := Parse(src)
+		if err != nil {
+			continue
+		}
+		var want []Finding
+		for _, f := range Classify(a, testCtx) {
+			if f.Rule == "gate-self" {
+				want = append(want, f)
+			}
+		}
+		if diff := cmp.Diff(want, GateSelf(a, testCtx)); diff != "" {
+			t.Errorf("%q (-Classify +GateSelf):\n%s", src, diff)
+		}
+	}
+}
