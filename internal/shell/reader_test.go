@@ -212,3 +212,27 @@ func TestPrintfText(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopAssignments: a value assigned inside a loop, or read from input,
+// is not the value a use sees: those uses stay computed.
+func TestLoopAssignments(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		src  string
+		want []string
+	}{
+		{"x=build; rm -rf $x", nil},
+		{"x=build; for i in 1 2; do rm -rf $x; x=~; done", []string{"rm-root:block"}},
+		{"x=build; while true; do rm -rf $x; x=/; done", []string{"rm-root:block"}},
+		{"x=build; while read x; do rm -rf $x; done < list", []string{"rm-root:block"}},
+		{"x=build; read x; rm -rf $x", []string{"rm-root:block"}},
+		{"x=build; printf -v x '%s' ~; rm -rf $x", []string{"rm-root:block"}},
+		{"x=build; mapfile -t x < list; rm -rf $x", []string{"rm-root:block"}},
+		{"for f in build; do f=~; rm -rf $f; done", []string{"rm-root:block"}},
+		{"for f in build; do rm -rf $f; done", nil},
+	} {
+		if diff := cmp.Diff(tt.want, rules(classify(t, tt.src, testCtx))); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.src, diff)
+		}
+	}
+}

@@ -419,15 +419,17 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 			w.stmts(ic.Then, sc)
 		}
 	case *syntax.WhileClause:
+		w.forgetAssigned(c) // a later turn sees what an earlier one assigned
 		w.stmts(c.Cond, sc)
 		w.stmts(c.Do, sc)
 	case *syntax.ForClause:
+		w.forgetAssigned(c)
 		known := ""
 		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
 			for _, item := range it.Items {
 				w.assigns = append(w.assigns, Assignment{Name: it.Name.Value, Value: wordOnly(item, sc)})
 			}
-			if len(it.Items) == 1 && !w.changed {
+			if len(it.Items) == 1 && !w.changed && !assignsIn(c.Do...)[it.Name.Value] {
 				if v := wordOnly(it.Items[0], sc); !v.Expands {
 					known = it.Name.Value
 					w.setVar(known, v)
@@ -556,6 +558,9 @@ func (w *walker) emit(c Command, sc scope, bg bool) {
 		w.changed = true
 	}
 	w.cdTo = nil
+	for _, name := range readsInto(&c) {
+		delete(w.vars, name) // assigned a value the line does not hold
+	}
 	switch c.Name {
 	case "cd", "pushd", "popd":
 		if sameShell(c.Wrappers) && c.Opaque == "" {
@@ -730,4 +735,88 @@ func readsOnly(c *Command) bool {
 		return true
 	}
 	return false
+}
+
+// forgetAssigned drops the known value of every variable a loop assigns
+// anywhere in it: from its second turn on, a use sees that assignment.
+func (w *walker) forgetAssigned(loop syntax.Node) {
+	for name := range assignsIn(loop) {
+		delete(w.vars, name)
+	}
+}
+
+// assignsIn names the variables assigned anywhere below n: assignments,
+// for loops, and the builtins that read into variables.
+func assignsIn[N syntax.Node](nodes ...N) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range nodes {
+		syntax.Walk(n, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.Assign:
+				if x.Name != nil {
+					out[x.Name.Value] = true
+				}
+			case *syntax.WordIter:
+				if x.Name != nil {
+					out[x.Name.Value] = true
+				}
+			case *syntax.CallExpr:
+				if len(x.Args) > 0 {
+					args := make([]Word, len(x.Args))
+					for i, a := range x.Args {
+						args[i] = Word{Lit: a.Lit()}
+					}
+					c := Command{Argv: args, Name: baseName(args[0].Lit)}
+					for _, name := range readsInto(&c) {
+						out[name] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// readsInto names the variables a builtin assigns from what it reads:
+// read, mapfile/readarray, getopts, printf -v, unset.
+func readsInto(c *Command) []string {
+	if len(c.Argv) == 0 {
+		return nil
+	}
+	var names []string
+	args := c.Argv[1:]
+	switch c.Name {
+	case "read", "mapfile", "readarray", "unset":
+		for i := 0; i < len(args); i++ {
+			a := args[i].Lit
+			if strings.HasPrefix(a, "-") {
+				if a == "-a" && i+1 < len(args) && c.Name == "read" {
+					names = append(names, args[i+1].Lit)
+					i++
+				} else if len(a) == 2 && strings.Contains(map[string]string{"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}[c.Name], a[1:]) {
+					i++ // an option with a value
+				}
+				continue
+			}
+			names = append(names, a)
+		}
+		if c.Name == "read" && len(names) == 0 {
+			names = append(names, "REPLY")
+		}
+		if (c.Name == "mapfile" || c.Name == "readarray") && len(names) == 0 {
+			names = append(names, "MAPFILE")
+		}
+	case "getopts":
+		if len(args) > 1 {
+			names = append(names, args[1].Lit)
+		}
+	case "printf":
+		for i := 0; i+1 < len(args); i++ {
+			if args[i].Lit == "-v" {
+				names = append(names, args[i+1].Lit)
+			}
+		}
+	}
+	return names
 }
