@@ -230,6 +230,10 @@ func TestLoopAssignments(t *testing.T) {
 		{"x=build; mapfile -t x < list; rm -rf $x", []string{"rm-root:block"}},
 		{"for f in build; do f=~; rm -rf $f; done", []string{"rm-root:block"}},
 		{"for f in build; do rm -rf $f; done", nil},
+		// a few literal items: the body is read once for each
+		{"for d in build dist; do rm -rf \"$d\"; done", nil},
+		{"for d in build ~ dist; do rm -rf \"$d\"; done", []string{"rm-root:block"}},
+		{"for d in 1 2 3 4 5 6 7 8 9; do rm -rf \"$d\"; done", []string{"rm-root:block"}}, // too many: computed
 	} {
 		if diff := cmp.Diff(tt.want, rules(classify(t, tt.src, testCtx))); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tt.src, diff)

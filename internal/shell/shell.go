@@ -424,25 +424,38 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 		w.stmts(c.Do, sc)
 	case *syntax.ForClause:
 		w.forgetAssigned(c)
-		known := ""
+		var values []Word // the loop variable's values, when the line says
+		name := ""
 		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			name = it.Name.Value
 			for _, item := range it.Items {
-				w.assigns = append(w.assigns, Assignment{Name: it.Name.Value, Value: wordOnly(item, sc)})
+				v := wordOnly(item, sc)
+				w.assigns = append(w.assigns, Assignment{Name: name, Value: v})
+				values = append(values, v)
 			}
-			if len(it.Items) == 1 && !w.changed && !assignsIn(c.Do...)[it.Name.Value] {
-				if v := wordOnly(it.Items[0], sc); !v.Expands {
-					known = it.Name.Value
-					w.setVar(known, v)
+			if w.changed || assignsIn(c.Do...)[name] || len(values) > maxLoopValues || len(values) == 0 {
+				values = nil
+			}
+			for _, v := range values {
+				if v.Expands || strings.ContainsAny(v.Lit, " \t\n") {
+					values = nil
+					break
 				}
 			}
 		}
 		if c.Loop != nil {
 			w.nested(c.Loop, sc)
 		}
-		w.stmts(c.Do, sc)
-		if known != "" {
-			delete(w.vars, known)
+		if values == nil {
+			w.stmts(c.Do, sc)
+			break
 		}
+		// The body, read once for each value the variable takes.
+		for _, v := range values {
+			w.setVar(name, v)
+			w.stmts(c.Do, sc)
+		}
+		delete(w.vars, name)
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			w.nested(c.Word, sc)
@@ -593,6 +606,10 @@ func sameShell(wrappers []string) bool {
 	}
 	return true
 }
+
+// maxLoopValues bounds how many literal items a for loop's body is read
+// once for; past it, the variable is computed.
+const maxLoopValues = 8
 
 // maxDirs bounds Command.Dirs; past it the folder is unknown.
 const maxDirs = 16
