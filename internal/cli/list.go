@@ -42,13 +42,9 @@ type serverJSON struct {
 }
 
 type listJSON struct {
-	Project    string              `json:"project"`
-	Servers    []serverJSON        `json:"servers"`
-	Skipped    []mcpconfig.Skipped `json:"skipped"`
-	Blocks     []gate.Block        `json:"blocks"`
-	FullBlock  bool                `json:"fullBlock"`
-	Exclusive  bool                `json:"exclusive"`
-	StoreError string              `json:"storeError,omitempty"`
+	Project  string       `json:"project"`
+	Servers  []serverJSON `json:"servers"`
+	listTail              // after the servers, so writeList can stream them
 }
 
 func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
@@ -108,8 +104,8 @@ func (a *app) browserFound() bool {
 func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
 
 func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
-	out := listJSON{Project: g.Project, Servers: []serverJSON{}, Skipped: g.View.Skipped, Blocks: g.Blocks,
-		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}
+	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: g.Blocks,
+		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}}
 	if out.Skipped == nil {
 		out.Skipped = []mcpconfig.Skipped{}
 	}
@@ -135,12 +131,14 @@ func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
 func (a *app) writeList(g *gate.Gate) error {
 	data := a.listDataRows(g, true) // the rows are written one by one below
 	lw := &layoutWriter{w: bufio.NewWriterSize(a.env.Stdout, 64<<10)}
-	// encode writes v compact, without the encoder's newline
+	// encode writes v compact, as writeJSON's encoder does, without its
+	// newline
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	encode := func(v any) error {
-		var buf bytes.Buffer
-		e := json.NewEncoder(&buf)
-		e.SetEscapeHTML(false)
-		if err := e.Encode(v); err != nil {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 		_, err := lw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
@@ -160,17 +158,15 @@ func (a *app) writeList(g *gate.Gate) error {
 		}
 	}
 	lw.Write([]byte("],"))
-	var tail bytes.Buffer
-	e := json.NewEncoder(&tail)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(listTail{data.Skipped, data.Blocks, data.FullBlock, data.Exclusive, data.StoreError}); err != nil {
+	buf.Reset()
+	if err := enc.Encode(data.listTail); err != nil {
 		return err
 	}
-	lw.Write(tail.Bytes()[1:]) // after its {, with the encoder's newline
+	lw.Write(buf.Bytes()[1:]) // after its {, with the encoder's newline
 	return lw.w.Flush()
 }
 
-// listTail is listJSON after its servers, in the same order.
+// listTail is listJSON after its servers.
 type listTail struct {
 	Skipped    []mcpconfig.Skipped `json:"skipped"`
 	Blocks     []gate.Block        `json:"blocks"`

@@ -193,17 +193,12 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 			// Something moved nearby, not what the gate read; a folder may
 			// have appeared on the way to a missing path: watch afresh.
 			e.w.Close()
-			e.w = watchSignature(e.g.Signature)
-			if e.w != nil && !e.g.Signature.Valid() {
-				e.w.Close()
-				delete(c.gates, k)
-			} else {
+			if e.w = watchSignature(e.g.Signature); e.w == nil || e.g.Signature.Valid() {
 				return e.g, nil
 			}
-		} else {
-			e.w.Close()
-			delete(c.gates, k)
 		}
+		e.w.Close()
+		delete(c.gates, k)
 	}
 	g, err := Load(o)
 	if err != nil {

@@ -185,7 +185,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 func (s *Server) handle(req request) response {
-	s.links.begin() // what the last request learnt of the file system is rechecked once
+	s.links.begin() // what the last request learnt of where paths lead is rechecked, once
 	resp := response{ID: req.ID}
 	result, err := s.dispatch(req.Method, req.Params)
 	if err != nil {
@@ -413,7 +413,6 @@ func (s *Server) decide(c guard.Call, check bool) guard.Decision {
 	if check {
 		f.Session = nil
 	}
-	s.links.begin()
 	// Asked only by the rules that need it (git reset --hard, checkout,
 	// restore, switch), once per call.
 	f.DirtyProbe = sync.OnceValue(func() bool { return gitDirty(s.Cwd) })
@@ -516,7 +515,6 @@ func (s *Server) mode(set string) (any, error) {
 // redact prepares a tool result for the model. content is a string or Pi's
 // array of parts; text parts are redacted, others pass unchanged.
 func (s *Server) redact(tool string, input map[string]any, raw json.RawMessage) (any, error) {
-	s.links.begin()
 	snap, err := s.snapshot()
 	if err != nil {
 		return nil, &Error{Code: "gate-unavailable", Message: err.Error()}
@@ -803,11 +801,15 @@ func (st *state) addTools(snap *guard.Snapshot, quiet bool) {
 
 // Decide answers one tool call outside the protocol (piagent policy check):
 // the same engine the extension asks.
-func (s *Server) Decide(c guard.Call) guard.Decision { return s.decide(c, true) }
+func (s *Server) Decide(c guard.Call) guard.Decision {
+	s.links.begin()
+	return s.decide(c, true)
+}
 
 // Redact redacts content (a JSON string or array of parts) outside the
 // protocol (piagent policy redact).
 func (s *Server) Redact(tool string, input map[string]any, content json.RawMessage) (map[string]any, error) {
+	s.links.begin()
 	v, err := s.redact(tool, input, content)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				writes = append(writes, words...)
 			}
 			for _, w := range words {
-				if d, ok := p.shellPathAnywhere(w, f, hs, pass); ok {
+				if d, ok := p.shellPathBlock(w, f, hs, pass); ok {
 					return shellOutcome{block: &d}
 				}
 			}
@@ -203,9 +203,12 @@ func wordsText(ws []shWord) string {
 	return strings.Join(parts, " ")
 }
 
-// shellPathAnywhere checks a path word the reader gave from one of the
-// folders its command may run in.
-func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
+// shellPathBlock checks one path a shell command reads or writes, as the
+// reader gave it from one of the folders its command may run in. A literal
+// path is matched like a tool's path; a dynamic one (a glob, a variable) is
+// blocked when it can reach a protected path; a relative path after a cd
+// whose target is not literal ("?/…") is blocked.
+func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
 	if w.Dynamic && w.Pattern == "/dev/fd/*" {
 		return Decision{}, false // a process substitution's pipe
 	}
@@ -213,13 +216,6 @@ func (p *Policy) shellPathAnywhere(w shWord, f *Facts, hs []string, read bool) (
 		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: rel,
 			Reason: fmt.Sprintf("the shell command uses the relative path %q after a cd whose target is not literal, so piagent cannot tell whether it is protected; use an absolute or literal path", rel)}, true
 	}
-	return p.shellPathBlock(w, f, hs, read)
-}
-
-// shellPathBlock checks one path a shell command reads or writes. A literal
-// path is matched like a tool's path; a dynamic one (a glob, a variable) is
-// blocked when it can reach a protected path.
-func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Decision, bool) {
 	code, verb := CodeShellProtectedWrite, "writes"
 	if read {
 		code, verb = CodeShellProtectedRead, "reads"

@@ -4,10 +4,9 @@ import "github.com/piagent/piagent/internal/shell"
 
 // The shell analysis this package builds on.
 type (
-	shWord     = shell.Word
-	shCommand  = shell.Command
-	shContext  = shell.Context
-	shAnalysis = shell.Analysis
+	shWord    = shell.Word
+	shCommand = shell.Command
+	shContext = shell.Context
 )
 
 var (

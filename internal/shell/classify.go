@@ -44,16 +44,23 @@ func (cl *classifier) dirty() bool {
 	return cl.ctx.Dirty
 }
 
+// newClassifier is a classifier for a's commands in ctx (paths cleaned,
+// the line scanned).
+func newClassifier(a *Analysis, ctx Context) *classifier {
+	cl := &classifier{ctx: ctx}
+	cl.ctx.Home = cleanAbs(ctx.Home)
+	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
+	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
+	cl.scan(a)
+	return cl
+}
+
 // Classify applies the exec rules to every command of a.
 func Classify(a *Analysis, ctx Context) []Finding {
 	if a == nil {
 		return nil
 	}
-	cl := classifier{ctx: ctx}
-	cl.ctx.Home = cleanAbs(ctx.Home)
-	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
-	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
-	cl.scan(a)
+	cl := newClassifier(a, ctx)
 	sinks := a.sinks()
 	for i := range a.Commands {
 		c := &a.Commands[i]
@@ -77,11 +84,7 @@ func GateSelf(a *Analysis, ctx Context) []Finding {
 	if a == nil {
 		return nil
 	}
-	cl := classifier{ctx: ctx}
-	cl.ctx.Home = cleanAbs(ctx.Home)
-	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
-	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
-	cl.scan(a)
+	cl := newClassifier(a, ctx)
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		if len(c.Argv) > 0 && c.Argv[0].Dynamic {
@@ -547,11 +550,8 @@ func (cl *classifier) placeOf(c *Command, t Word) (place, string) {
 			return worst, why
 		}
 		lit, ok := homeVar(t.Lit)
-		if !ok {
-			lit, ok = tempVar(t.Lit)
-		}
-		if !ok && strings.HasPrefix(t.Lit, "$(mktemp") && strings.Count(t.Lit, "$") == 1 && strings.HasSuffix(t.Lit, ")") {
-			return placeInside, "" // a folder mktemp just made
+		if !ok && freshTempPattern(t.Pattern) {
+			return placeInside, "" // a name mktemp just made ($TMPDIR is /tmp already: Word)
 		}
 		if !ok {
 			return placeRoot, "a path computed at run time"
@@ -621,32 +621,6 @@ func (cl *classifier) absOf(p string) string {
 		return ""
 	}
 	return path.Join(cl.cur, p)
-}
-
-// tempVar rewrites a leading $TMPDIR, ${TMPDIR} or ${TMPDIR:-/tmp} (and
-// TMP, TEMP) to /tmp: the variable names the temporary folder, and a
-// default is decided as its expansion only when it is one too.
-func tempVar(lit string) (string, bool) {
-	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} {
-		for _, form := range []string{"${" + v + "}", "$" + v, "${" + v + ":-/tmp}", "${" + v + "-/tmp}", "${" + v + ":-/var/tmp}"} {
-			rest, ok := strings.CutPrefix(lit, form)
-			if !ok || rest == "" || rest[0] != '/' || strings.ContainsAny(rest, "$`") {
-				continue
-			}
-			rest = path.Clean("/" + rest)
-			if rest == "/" {
-				return "", false
-			}
-			return "/tmp" + rest, true
-		}
-	}
-	return "", false
-}
-
-// rootReason says why deleting t recursively would destroy the system,
-// the home directory or the project, or "" when it would not.
-func (cl *classifier) rootReason(c *Command, t Word) string {
-	return cl.rootReasonIn(c, t, true)
 }
 
 func (cl *classifier) rootReasonIn(c *Command, t Word, project bool) string {

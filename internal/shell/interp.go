@@ -1,10 +1,9 @@
 package shell
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/piagent/piagent/internal/lazyre"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -18,18 +17,14 @@ import (
 
 // codeAPIs matches a call that starts a program or deletes files, up to
 // its opening parenthesis (or the space of a Perl or Ruby call without
-// one). Group 1 is the callee.
-var codeAPIs = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`([\w$]+\.|\)\.|\]\.|\.)?\b` +
-		`(system|execute|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|removeSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
-		`\s*(\(|\s["'\[])`)
-})
+// one). Group 1 is the object or module before a dot, group 2 the callee.
+var codeAPIs = lazyre.New(`([\w$]+\.|\)\.|\]\.|\.)?\b` +
+	`(system|execute|popen[234]?|exec[lv]p?e?|exec|execSync|execFile|execFileSync|spawn|spawnSync|spawn[lv]p?e?|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|capture[23]e?|shell_exec|passthru|proc_open|Command|rmtree|removedirs|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|removeSync|rm|rmdir|unlink|unlinkSync|remove|RemoveAll|sync)` +
+	`\s*(\(|\s["'\[])`)
 
 // awkPipe matches awk's pipes to and from commands: "cmd" | getline,
 // print | "cmd", and getline < a computed name.
-var awkPipe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\|\s*(getline|"|[a-zA-Z_])|\|&`)
-})
+var awkPipe = lazyre.New(`\|\s*(getline|"|[a-zA-Z_])|\|&`)
 
 // apiKind says what a callee does, given its module ("" when bare, "?"
 // when it is a method of a value, as in require('child_process').exec).

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -1044,7 +1045,7 @@ func tarIO(args []Word, s *sink) {
 		}
 		if len(ops) == 0 {
 			if dir == "" || len(dirs) == 0 || dirs[len(dirs)-1].Dynamic || strings.Trim(path.Clean(dir), "./") == "" {
-				s.write(dirContents(cmpOr(dir, "./")))
+				s.write(dirContents(cmp.Or(dir, "./")))
 			} else {
 				s.write(treeWord(dir)) // a folder other than the working one: judged by what it holds
 			}
@@ -1167,11 +1168,4 @@ func gitConfigIO(args []Word, s *sink) {
 	if (write || operands >= 2) && (file.Lit != "" || file.Dynamic) {
 		s.write(file)
 	}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

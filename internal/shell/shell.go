@@ -717,41 +717,29 @@ func baseName(p string) string {
 }
 
 // readsOnly reports whether a command creates, moves and links no file: a
-// program that only reads or prints, with no redirection that writes.
+// program whose files io.go knows (a reader, a lister, a builtin) that
+// writes, removes and links nothing, redirections included (but
+// /dev/null).
 func readsOnly(c *Command) bool {
-	for _, r := range c.Redirects {
-		switch r.Op {
-		case "<", "<&", ">&":
-		default:
-			if r.Target.Lit != "/dev/null" {
-				return false
-			}
+	if len(c.Argv) > 0 {
+		if c.Argv[0].Dynamic {
+			return false
 		}
-	}
-	if len(c.Argv) == 0 {
-		return true
-	}
-	if c.Argv[0].Dynamic {
-		return false
-	}
-	switch progName(c.Argv[0].Lit) {
-	case "echo", "printf", "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "test", "[", "[[",
-		"true", "false", ":", "pwd", "cd", "stat", "file", "du", "sort", "uniq", "cut", "tr", "jq", "diff",
-		"basename", "dirname", "realpath", "readlink", "date", "which", "type", "gofmt", "go", "node", "python3",
-		"nl", "less", "more", "tree", "md5sum", "sha256sum", "xxd", "od", "column", "seq", "env", "printenv", "id", "whoami":
 		name := progName(c.Argv[0].Lit)
-		if name == "go" || name == "node" || name == "python3" || name == "gofmt" {
-			// only their listing and checking forms
-			for _, a := range c.Argv[1:] {
-				if a.Lit == "-w" || a.Lit == "build" || a.Lit == "run" || a.Lit == "generate" || a.Lit == "install" || a.Lit == "-e" || a.Lit == "-c" || a.Lit == "get" || a.Lit == "mod" {
-					return false
-				}
-			}
-			return name == "gofmt" || name == "go" && len(c.Argv) > 1 && (c.Argv[1].Lit == "vet" || c.Argv[1].Lit == "list" || c.Argv[1].Lit == "version" || c.Argv[1].Lit == "env")
+		_, cat := catLike[name]
+		_, grep := grepLike[name]
+		if !cat && !grep && !noIO[name] && name != "[[" {
+			return false
 		}
-		return true
 	}
-	return false
+	var s sink
+	commandIO(c, &s)
+	for _, w := range s.writes {
+		if w.Lit != "/dev/null" {
+			return false
+		}
+	}
+	return len(s.trees) == 0 && len(s.links) == 0
 }
 
 // forgetAssigned drops the known value of every variable a loop assigns

@@ -134,6 +134,13 @@ func listedFiles(cs *syntax.CmdSubst, sc scope) (under, name string, ok bool) {
 	return "", "", false
 }
 
+// freshTempPattern reports whether a word's Pattern is one freshTemp gave:
+// a name in /tmp that only mktemp's random letters complete.
+func freshTempPattern(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/tmp/")
+	return ok && !strings.ContainsAny(strings.ReplaceAll(rest, "[a-zA-Z0-9]", ""), "*?[/")
+}
+
 // freshTemp reports whether a command substitution is only mktemp making
 // a name in the temporary folder (no -p, --tmpdir or template with a /),
 // with the pattern of the names it makes.
