@@ -51,8 +51,19 @@ func newClassifier(a *Analysis, ctx Context) *classifier {
 	cl.ctx.Home = cleanAbs(ctx.Home)
 	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
 	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
-	cl.scan(a)
+	cl.lineFacts = a.lineFacts()
 	return cl
+}
+
+// lineFacts is scan's answer for a, worked out once per analysis: the guard
+// and the policy each classify the same line.
+func (a *Analysis) lineFacts() lineFacts {
+	a.scanOnce.Do(func() {
+		var cl classifier
+		cl.scan(a)
+		a.scanned = cl.lineFacts
+	})
+	return a.scanned
 }
 
 // Classify applies the exec rules to every command of a.
@@ -265,6 +276,12 @@ type classifier struct {
 	depth              int // opaque code re-read as shell (hidesGate)
 	out                []Finding
 
+	lineFacts
+}
+
+// lineFacts is what the rules need from the whole line (scan); read only
+// once made.
+type lineFacts struct {
 	vars            map[string][]Word // literal assignments, by name
 	aliases         map[string]bool   // names piagent was copied or built to
 	mentionsPiagent bool

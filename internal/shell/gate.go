@@ -86,8 +86,7 @@ func (cl *classifier) hidesGate(text string) bool {
 	if err != nil {
 		return false
 	}
-	sub := classifier{ctx: cl.ctx, depth: cl.depth + 1}
-	sub.scan(a)
+	sub := classifier{ctx: cl.ctx, depth: cl.depth + 1, lineFacts: a.lineFacts()}
 	sub.aliases = cl.aliases
 	for i := range a.Commands {
 		if a.Commands[i].Opaque == text {

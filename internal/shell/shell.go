@@ -143,6 +143,9 @@ type Analysis struct {
 
 	ioOnce sync.Once
 	io     []sink // sinks
+
+	scanOnce sync.Once
+	scanned  lineFacts // lineFacts
 }
 
 var parserPool = sync.Pool{New: func() any {
