@@ -71,76 +71,70 @@ func (d *decoder) value(depth int) (any, bool) {
 }
 
 func (d *decoder) object(depth int) (any, bool) {
-	d.i++ // {
 	m := map[string]any{}
-	d.space()
-	if d.i < len(d.s) && d.s[d.i] == '}' {
-		d.i++
-		return m, true
-	}
-	for {
-		d.space()
+	ok := d.members('}', func() bool {
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return nil, false
+			return false
 		}
 		k, ok := d.text()
 		if !ok {
-			return nil, false
+			return false
 		}
 		d.space()
 		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return nil, false
+			return false
 		}
 		d.i++
 		d.space()
 		v, ok := d.value(depth + 1)
-		if !ok {
-			return nil, false
-		}
 		m[k] = v
-		d.space()
-		if d.i >= len(d.s) {
-			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
-		}
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
+	return m, true
 }
 
 func (d *decoder) array(depth int) (any, bool) {
-	d.i++ // [
 	a := []any{}
+	ok := d.members(']', func() bool {
+		v, ok := d.value(depth + 1)
+		a = append(a, v)
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	return a, true
+}
+
+// members reads the comma-separated members of an object or array after
+// its opening bracket, through end, one member at a time.
+func (d *decoder) members(end byte, member func() bool) bool {
+	d.i++ // { or [
 	d.space()
-	if d.i < len(d.s) && d.s[d.i] == ']' {
+	if d.i < len(d.s) && d.s[d.i] == end {
 		d.i++
-		return a, true
+		return true
 	}
 	for {
 		d.space()
-		v, ok := d.value(depth + 1)
-		if !ok {
-			return nil, false
+		if !member() {
+			return false
 		}
-		a = append(a, v)
 		d.space()
 		if d.i >= len(d.s) {
-			return nil, false
+			return false
 		}
 		switch d.s[d.i] {
 		case ',':
 			d.i++
-		case ']':
+		case end:
 			d.i++
-			return a, true
+			return true
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
