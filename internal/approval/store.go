@@ -140,14 +140,6 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// syncDir makes the rename durable where the platform allows it.
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
-}
-
 func (d *Data) empty() bool {
 	return len(d.projects) == 0 && len(d.unknown) == 0
 }

@@ -79,7 +79,7 @@ func (a *app) hints(s *gate.Server) []string {
 // Playwright's own download cache.
 func (a *app) browserFound() bool {
 	for _, name := range []string{"google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome"} {
-		if lookPath(name, a.env.Getenv("PATH")) != "" {
+		if a.lookPath(name) != "" {
 			return true
 		}
 	}

@@ -51,7 +51,7 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 		return nil, err
 	}
 	if a.env.Home == "" {
-		return nil, refused(gate.ErrNoHome)
+		return nil, refused(paths.ErrNoHome)
 	}
 	g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: dir, Getenv: gate.RealEnv(a.env.Getenv)})
 	if err != nil {

@@ -218,14 +218,8 @@ func (a *app) findPi() (string, error) {
 		}
 		return p, nil
 	}
-	for _, dir := range filepath.SplitList(a.env.Getenv("PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := paths.Abs(a.env.Dir, filepath.Join(dir, "pi"))
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	if p := paths.LookPath("pi", a.env.Getenv("PATH"), a.env.Dir, os.Stat); p != "" {
+		return p, nil
 	}
 	return "", refused(errPiNotFound,
 		"install Pi: npm install -g @earendil-works/pi-coding-agent",

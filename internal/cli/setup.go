@@ -198,7 +198,7 @@ func (p *probe) findPi(a *app) {
 		if prog, viaEnv, ok := setup.Shebang(head); ok && setup.UsesNode(prog) {
 			node, nvia := prog, "shebang"
 			if viaEnv {
-				node, nvia = lookPath(prog, a.env.Getenv("PATH")), "PATH"
+				node, nvia = a.lookPath(prog), "PATH"
 			}
 			if node == "" {
 				p.problems = append(p.problems, setup.Problem{Code: "node-missing",
@@ -257,24 +257,11 @@ func readHead(path string, n int) ([]byte, error) {
 func (a *app) resolveProgram(v string) string {
 	v = paths.Expand(a.env.Home, v)
 	if !strings.ContainsRune(v, os.PathSeparator) {
-		return lookPath(v, a.env.Getenv("PATH"))
+		return a.lookPath(v)
 	}
 	v = paths.Abs(a.env.Dir, v)
 	if isExecutable(v) {
 		return v
-	}
-	return ""
-}
-
-// lookPath finds name on the given PATH (not the process's own).
-func lookPath(name, pathVar string) string {
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		if p := filepath.Join(dir, name); isExecutable(p) {
-			return p
-		}
 	}
 	return ""
 }
@@ -348,7 +335,7 @@ func extensionFilesToWrite(dir string) []string {
 // that folder is the one that must be writable, and npm must be on PATH.
 func (a *app) npmProblems(agentDir string) []setup.Problem {
 	var out []setup.Problem
-	if lookPath("npm", a.env.Getenv("PATH")) == "" {
+	if a.lookPath("npm") == "" {
 		out = append(out, setup.Problem{Code: "npm-missing",
 			Reason: "Pi installs npm packages with npm, which is not on PATH",
 			Fix:    "install npm (it ships with Node) and put it on PATH"})
@@ -920,7 +907,7 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 				Reason: fmt.Sprintf("PIAGENT_BIN names %s, which is not an executable; the extension blocks every tool call without it", v),
 				Fix:    "point PIAGENT_BIN at the piagent binary, or unset it to use piagent on PATH"})
 		}
-	} else if bin := lookPath("piagent", a.env.Getenv("PATH")); bin != "" {
+	} else if bin := a.lookPath("piagent"); bin != "" {
 		tool = &toolJSON{Path: bin, Via: "PATH"}
 	} else {
 		probs = append(probs, setup.Problem{Code: "piagent-missing",
@@ -940,4 +927,9 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 		}
 	}
 	return tool, probs
+}
+
+// lookPath finds name on this invocation's PATH (not the process's own).
+func (a *app) lookPath(name string) string {
+	return paths.LookPath(name, a.env.Getenv("PATH"), a.env.Dir, os.Stat)
 }

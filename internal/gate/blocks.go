@@ -7,7 +7,6 @@ import (
 
 	"github.com/piagent/piagent/internal/lazyre"
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/toolname"
 )
 
 // directEnv is MCP_DIRECT_TOOLS, which overrides every directTools choice:
@@ -56,13 +55,6 @@ func (d directEnv) enabled(name string, e mcpconfig.Entry, settings map[string]a
 		return len(x) > 0
 	}
 	return false
-}
-
-// effectivePrefix is the adapter's tool prefix mode for a server: its own
-// toolPrefix when it has one (even one the adapter does not know, which it
-// reads as "server"), else the settings'. One owner: toolname.EffectiveMode.
-func effectivePrefix(e mcpconfig.Entry, settings map[string]any) string {
-	return toolname.EffectiveMode(e["toolPrefix"], settings["toolPrefix"])
 }
 
 func (in *Input) blocks(g *Gate, direct directEnv) []Block {

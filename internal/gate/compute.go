@@ -11,7 +11,9 @@ import (
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/toolname"
 )
 
 // FS is the file system the gate looks at for PATH lookups and pinned files.
@@ -59,7 +61,7 @@ func Compute(in Input) *Gate {
 
 func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	s := Server{Name: cs.Name, Config: cs, Repository: cs.RepositoryControlled}
-	s.Prefix = effectivePrefix(cs.Entry, in.View.Settings)
+	s.Prefix = toolname.EffectiveMode(cs.Entry["toolPrefix"], in.View.Settings["toolPrefix"])
 	s.DirectTools = direct.enabled(cs.Name, cs.Entry, in.View.Settings)
 	if s.Repository {
 		s.Fragment = Fragment(cs)
@@ -345,23 +347,16 @@ func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
 		}
 		return cmd, true
 	}
-	if found, ok := in.onPath[cmd]; ok {
+	dir := in.baseDir(e)
+	key := cmd + "\x00" + dir
+	if found, ok := in.onPath[key]; ok {
 		return cmd, !found
 	}
-	found := false
-	for _, dir := range filepath.SplitList(in.getenv("PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		if fi, err := in.FS.Stat(filepath.Join(dir, cmd)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			found = true
-			break
-		}
-	}
+	found := paths.LookPath(cmd, in.getenv("PATH"), dir, in.FS.Stat) != ""
 	if in.onPath == nil {
 		in.onPath = map[string]bool{}
 	}
-	in.onPath[cmd] = found
+	in.onPath[key] = found
 	return cmd, !found
 }
 

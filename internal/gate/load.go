@@ -14,6 +14,7 @@ import (
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/fswatch"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 )
@@ -170,15 +171,12 @@ type cached struct {
 
 type cacheKey struct{ home, cwd, configPath string }
 
-// ErrNoHome is returned when no home directory is known.
-var ErrNoHome = errors.New("no home directory: set HOME")
-
 // Get returns the cached gate for o when nothing it read has changed, or
 // computes it afresh. The environment is not part of the key: callers whose
 // environment changes use a new Cache.
 func (c *Cache) Get(o Options) (*Gate, error) {
 	if o.Home == "" {
-		return nil, ErrNoHome
+		return nil, paths.ErrNoHome
 	}
 	k := cacheKey{o.Home, o.Cwd, o.ConfigPath}
 	c.mu.Lock()

@@ -79,11 +79,8 @@ func (in *Input) runnerFiles(e mcpconfig.Entry, base string) (files []string, ex
 			}
 		}
 	case "node", "deno", "nodejs":
-		for _, a := range positional(args) {
-			if isDir(at(a)) {
-				return in.localPackage(at(a)), true
-			}
-			break
+		if a := positional(args); len(a) > 0 && isDir(at(a[0])) {
+			return in.localPackage(at(a[0])), true
 		}
 	case "make", "gmake", "just", "task":
 		file := map[string][]string{"make": {"GNUmakefile", "makefile", "Makefile"}, "gmake": {"GNUmakefile", "makefile", "Makefile"},

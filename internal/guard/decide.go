@@ -13,9 +13,6 @@ import (
 // builtins are Pi's own tools; they are never MCP tools.
 var builtins = map[string]bool{"read": true, "bash": true, "edit": true, "write": true, "grep": true, "find": true, "ls": true}
 
-// Decide answers one tool call with the snapshot's facts.
-func (s *Snapshot) Decide(c Call) Decision { return s.DecideFacts(c, s.opts.Facts) }
-
 // DecideFacts answers one tool call: the full-block states, the gate's
 // protection of itself, MCP approval for every tool surface, then the tool
 // policy. The first that stops the call answers.

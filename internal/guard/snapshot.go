@@ -42,17 +42,16 @@ type Options struct {
 
 // Snapshot is everything Decide reads, precomputed from one gate state.
 type Snapshot struct {
-	g        *gate.Gate
-	opts     Options
-	byName   map[string]*gate.Server // servers the adapter loads, enabled or not
-	reverse  []toolname.Server       // enabled servers, for reverse naming
-	names    []string                // configured names, for namespace reversal
-	direct   bool                    // some server has direct tools
-	script   *gate.Server            // the first enabled server that is not approved, for mcpScript
-	reg      *registry.Set           // what no call may write: the registry
-	cwd      string
-	home     string
-	mcpLabel string
+	g       *gate.Gate
+	opts    Options
+	byName  map[string]*gate.Server // servers the adapter loads, enabled or not
+	reverse []toolname.Server       // enabled servers, for reverse naming
+	names   []string                // configured names, for namespace reversal
+	direct  bool                    // some server has direct tools
+	script  *gate.Server            // the first enabled server that is not approved, for mcpScript
+	reg     *registry.Set           // what no call may write: the registry
+	cwd     string
+	home    string
 }
 
 // NewSnapshot precomputes a gate state for Decide.
@@ -109,9 +108,6 @@ func (s *Snapshot) Policy() *policy.Policy {
 	}
 	return s.opts.Policy
 }
-
-// Registry is the registry the snapshot protects.
-func (s *Snapshot) Registry() *registry.Set { return s.reg }
 
 // Gate is the state the snapshot was built from.
 func (s *Snapshot) Gate() *gate.Gate { return s.g }

@@ -7,16 +7,6 @@ package imports
 // earlier ones when host discovery loads them all).
 var Kinds = []string{"cursor", "claude-code", "claude-desktop", "codex", "opencode", "windsurf", "vscode"}
 
-// Known reports whether kind is one of Kinds.
-func Known(kind string) bool {
-	for _, k := range Kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
-
 // Candidate statuses.
 const (
 	StatusLoaded     = "loaded"     // read and used

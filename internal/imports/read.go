@@ -14,6 +14,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // readers maps each kind to its reader, one file per kind.
@@ -195,15 +196,7 @@ func (r *reader) addServers(entries map[string]map[string]any, i int, adapter bo
 // inProject reports whether path lies inside the cwd, comparing both the
 // cleaned paths and the real paths (symlinks resolved).
 func (r *reader) inProject(path string) bool {
-	return within(r.cwd, filepath.Clean(path)) || within(r.cwdReal, realish(path))
-}
-
-func within(base, target string) bool {
-	rel, err := filepath.Rel(base, target)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return paths.Within(r.cwd, filepath.Clean(path)) || paths.Within(r.cwdReal, realish(path))
 }
 
 // realish resolves symlinks in path; for a path that does not exist it

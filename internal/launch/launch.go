@@ -379,15 +379,12 @@ func Path(home, project string) string {
 	return filepath.Join(registry.LaunchDir(home), base+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
-// ErrNoHome is returned when no home directory is known (the gate's).
-var ErrNoHome = gate.ErrNoHome
-
 // Write stores cfg for project at Path(home, project): folders 0700, the file
 // 0600, written to a temporary file in the same folder, synced and renamed
 // over the old one.
 func Write(home, project string, cfg map[string]any) (string, error) {
 	if home == "" {
-		return "", ErrNoHome
+		return "", paths.ErrNoHome
 	}
 	p := Path(home, project)
 	dir := filepath.Dir(p)
@@ -428,7 +425,7 @@ func encode(cfg map[string]any) ([]byte, error) {
 // and returns its path, the gate and the servers held back.
 func Generate(home, cwd string, getenv func(string) string, confine *Confine) (path string, g *gate.Gate, held []Held, err error) {
 	if home == "" {
-		return "", nil, nil, ErrNoHome
+		return "", nil, nil, paths.ErrNoHome
 	}
 	g, err = gate.Load(gate.Options{Home: home, Cwd: cwd, Getenv: gate.HideMode(getenv)})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -426,7 +427,7 @@ func TestWrite(t *testing.T) {
 	if strings.Contains(string(data), "https://x") {
 		t.Errorf("not rewritten: %s", data)
 	}
-	if _, err := Write("", project, nil); err != ErrNoHome {
+	if _, err := Write("", project, nil); err != paths.ErrNoHome {
 		t.Errorf("no home: err %v", err)
 	}
 }

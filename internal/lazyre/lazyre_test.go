@@ -18,7 +18,7 @@ func TestNew(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if re() != re() {
+	if first, again := re(), re(); first != again {
 		t.Fatal("compiled twice")
 	}
 	bad := New(`(`)

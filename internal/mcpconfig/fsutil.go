@@ -101,12 +101,3 @@ func realContainedPath(root, candidate string, allowMissing bool) string {
 func trimJS(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
 }
-
-// within reports whether p is root or lies under it (both clean, absolute).
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}

@@ -5,31 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
-
-type txtarFile struct {
-	name string
-	data []byte
-}
-
-// parseTxtar reads the txtar format: "-- name --" lines start files.
-// (github.com/rogpeppe/go-internal/txtar needs golang.org/x/tools, which
-// this module does not have.)
-func parseTxtar(archive string) []txtarFile {
-	var files []txtarFile
-	for _, line := range strings.SplitAfter(archive, "\n") {
-		trimmed := strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) >= 6 {
-			files = append(files, txtarFile{name: strings.TrimSpace(trimmed[3 : len(trimmed)-3])})
-			continue
-		}
-		if len(files) > 0 {
-			f := &files[len(files)-1]
-			f.data = append(f.data, line...)
-		}
-	}
-	return files
-}
 
 // fixture lays out a txtar archive under a fresh directory and returns it.
 // "$ROOT" in file contents becomes that directory. A file whose name ends in
@@ -41,9 +19,9 @@ func fixture(t testing.TB, archive string) string {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	for _, f := range parseTxtar(archive) {
-		data := strings.ReplaceAll(string(f.data), "$ROOT", root)
-		name := filepath.Join(root, filepath.FromSlash(f.name))
+	for _, f := range txtar.Parse([]byte(archive)).Files {
+		data := strings.ReplaceAll(string(f.Data), "$ROOT", root)
+		name := filepath.Join(root, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +31,7 @@ func fixture(t testing.TB, archive string) string {
 			}
 			continue
 		}
-		if strings.HasSuffix(f.name, ".dir") {
+		if strings.HasSuffix(f.Name, ".dir") {
 			if err := os.MkdirAll(strings.TrimSuffix(name, ".dir"), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -108,7 +108,7 @@ func (l *loader) fatal(path, layer, reason string) {
 // rel names p for a reason: relative to the project when inside it.
 func (l *loader) rel(p string) string {
 	for _, root := range []string{l.cwd, l.realCwd} {
-		if within(root, p) {
+		if paths.Within(root, p) {
 			if r, err := filepath.Rel(root, p); err == nil {
 				return r
 			}
@@ -119,7 +119,7 @@ func (l *loader) rel(p string) string {
 
 // inProject reports whether p lies in the project (cwd, lexically or real).
 func (l *loader) inProject(p string) bool {
-	return within(l.cwd, p) || within(l.realCwd, p) || within(l.realCwd, identity(p))
+	return paths.Within(l.cwd, p) || paths.Within(l.realCwd, p) || paths.Within(l.realCwd, identity(p))
 }
 
 func (l *loader) run() {
@@ -193,7 +193,7 @@ func (l *loader) readLayers() {
 		}
 		for _, c := range order {
 			ls := l.addLayer(LayerAncestor, c.path)
-			if gr := l.findGitRoot(); gr != "" && within(gr, identity(c.path)) {
+			if gr := l.findGitRoot(); gr != "" && paths.Within(gr, identity(c.path)) {
 				ls.Repository = true
 				ls.reason = "ancestor layer inside the working tree (" + c.path + ")"
 			}
@@ -219,7 +219,9 @@ func (l *loader) projectReason(p string) string {
 	return reason
 }
 
-func (l *loader) inProjectReal(p string) bool { return within(l.realCwd, p) || within(l.cwd, p) }
+func (l *loader) inProjectReal(p string) bool {
+	return paths.Within(l.realCwd, p) || paths.Within(l.cwd, p)
+}
 
 // addLayer reads one config file and appends it to the view's layers.
 func (l *loader) addLayer(id, path string) *layerState {
@@ -321,7 +323,7 @@ func (l *loader) ancestorRoot() string {
 			continue
 		}
 		fi, err := os.Stat(root)
-		if err != nil || !fi.IsDir() || !within(l.realHome, root) || !within(root, l.realCwd) {
+		if err != nil || !fi.IsDir() || !paths.Within(l.realHome, root) || !paths.Within(root, l.realCwd) {
 			continue
 		}
 		if len(root) > len(best) {
@@ -335,7 +337,7 @@ func (l *loader) ancestorRoot() string {
 func ancestorDirs(realCwd, root string) []string {
 	var dirs []string
 	current := filepath.Dir(realCwd)
-	for within(root, current) {
+	for paths.Within(root, current) {
 		dirs = append([]string{current}, dirs...)
 		if current == root {
 			break

@@ -11,6 +11,7 @@ import (
 
 	"github.com/piagent/piagent/internal/jsonc"
 	"github.com/piagent/piagent/internal/lazyre"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // ---- Pi packages (package-mcp-loader.ts) ----
@@ -667,7 +668,7 @@ func (l *loader) claudePlugins(higher *serverMap) *serverMap {
 			continue
 		}
 		real, err := realpath(cfgPath)
-		if err != nil || !within(root, real) {
+		if err != nil || !paths.Within(root, real) {
 			continue
 		}
 		data, err := os.ReadFile(real)
@@ -742,7 +743,7 @@ func (l *loader) claudeManifest(root string) (string, bool) {
 	if err != nil {
 		return fallback, true
 	}
-	if !within(root, real) {
+	if !paths.Within(root, real) {
 		return bad("Claude plugin manifest resolves outside the plugin directory")
 	}
 	data, err := os.ReadFile(real)

@@ -156,22 +156,3 @@ type View struct {
 	// and unique: the gate's cache signature is built from it.
 	Consulted []string
 }
-
-// Server returns the named server the adapter loads, or else the union-only
-// entry of that name.
-func (v *View) Server(name string) (*Server, bool) {
-	var fallback *Server
-	for i := range v.Servers {
-		s := &v.Servers[i]
-		if s.Name != name {
-			continue
-		}
-		if s.AdapterLoads {
-			return s, true
-		}
-		if fallback == nil {
-			fallback = s
-		}
-	}
-	return fallback, fallback != nil
-}

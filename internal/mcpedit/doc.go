@@ -177,22 +177,6 @@ func (d *Doc) servers(create bool) *hujson.Object {
 	return obj
 }
 
-// Names lists the servers in file order, each once (at its last position).
-func (d *Doc) Names() []string {
-	obj := d.servers(false)
-	if obj == nil {
-		return nil
-	}
-	var out []string
-	for i, m := range obj.Members {
-		name := memberName(m)
-		if lastMember(obj, name) == i {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // Has reports whether the file defines the server.
 func (d *Doc) Has(name string) bool {
 	obj := d.servers(false)

@@ -4,12 +4,18 @@
 package paths
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
+
+// ErrNoHome is returned when no home directory is known.
+var ErrNoHome = errors.New("no home directory: set HOME")
 
 // Getenv looks a variable up; a nil Getenv has no variables.
 type Getenv func(string) string
@@ -115,9 +121,12 @@ func Expand(home, p string) string {
 }
 
 // Within reports whether p is root or lies under it. Both must be clean and
-// absolute; it compares strings only (it runs on the guard's hot path).
+// absolute; it compares strings only (it runs on the guard's hot path). An
+// empty root holds nothing.
 func Within(root, p string) bool {
 	switch {
+	case root == "":
+		return false
 	case p == root:
 		return true
 	case root == string(filepath.Separator):
@@ -213,4 +222,21 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+// LookPath finds name on the search path pathVar as execvp does: a name with
+// a slash is not searched, an empty entry is the current directory and a
+// relative entry is taken from dir. The first regular file with an execute
+// bit wins; "" when there is none. stat is os.Stat or a cached stand-in.
+func LookPath(name, pathVar, dir string, stat func(string) (fs.FileInfo, error)) string {
+	if name == "" || strings.ContainsRune(name, filepath.Separator) {
+		return ""
+	}
+	for _, d := range filepath.SplitList(pathVar) {
+		p := Abs(dir, filepath.Join(cmp.Or(d, "."), name))
+		if fi, err := stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

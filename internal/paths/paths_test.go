@@ -56,3 +56,46 @@ func TestWithinAndExpand(t *testing.T) {
 		t.Error("Expand")
 	}
 }
+
+func TestWithinEmptyRoot(t *testing.T) {
+	if Within("", "/etc/passwd") || Within("", "") {
+		t.Fatal("an empty root holds nothing")
+	}
+}
+
+// TestLookPath is the one PATH search: execvp's rules for empty and relative
+// entries, regular executable files only.
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel string, mode os.FileMode) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	exe := mk("bin/tool", 0o755)
+	mk("plain/tool", 0o644)
+	here := mk("tool", 0o755)
+	if err := os.MkdirAll(filepath.Join(dir, "dirs/tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs := func(s string) string { return filepath.Join(dir, s) }
+	for _, tc := range []struct{ name, path, want string }{
+		{"tool", abs("bin"), exe},
+		{"tool", abs("plain") + ":" + abs("bin"), exe}, // not executable: passed over
+		{"tool", abs("dirs") + ":" + abs("bin"), exe},  // a folder: passed over
+		{"tool", ":" + abs("bin"), here},               // empty entry: the directory
+		{"tool", "bin", exe},                           // relative entry: from the directory
+		{"tool", abs("plain"), ""},
+		{"bin/tool", abs("bin"), ""}, // a name with a slash is not searched
+		{"", abs("bin"), ""},
+	} {
+		if got := LookPath(tc.name, tc.path, dir, os.Stat); got != tc.want {
+			t.Errorf("LookPath(%q, %q) = %q, want %q", tc.name, tc.path, got, tc.want)
+		}
+	}
+}

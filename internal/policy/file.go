@@ -150,8 +150,6 @@ func ParseFile(name string, data []byte) (*File, error) {
 	return &f, nil
 }
 
-var errFound = errors.New("found")
-
 // checkKeys walks the document's tokens and rejects keys the schema does not
 // list (compared case-sensitively), duplicate keys, a missing version and
 // trailing data.

@@ -11,9 +11,6 @@ import (
 //go:embed base-policy.json
 var basePolicyJSON []byte
 
-// BasePolicy returns the embedded base policy as written, comments included.
-func BasePolicy() []byte { return slices.Clone(basePolicyJSON) }
-
 // Layers a policy value can come from.
 const (
 	LayerBase    = "base"
@@ -57,8 +54,6 @@ type Policy struct {
 	violations   []Violation
 	files        map[string]string // layer → file path
 	docsPatterns []glob
-	samples      []string // representative names of protected files, for search channels
-	decoys       []string // ordinary file names, for telling broad patterns
 	hintCache    []string // see hints
 }
 
@@ -122,9 +117,8 @@ func (p *Policy) Sources() []Source {
 }
 
 // Mode is the default mode of the merged policy (before a person's choice in
-// Facts.Mode); ProjectMode the stricter cap a project set, or "".
-func (p *Policy) Mode() string        { return p.mode }
-func (p *Policy) ProjectMode() string { return p.projectMode }
+// Facts.Mode).
+func (p *Policy) Mode() string { return p.mode }
 
 // RegistryMode is "advisory" or "enforce"; PermissionProfile "standard" or
 // "trusted-full-access".

@@ -14,9 +14,6 @@ type RedactReport struct {
 	Secrets []secret.Finding `json:"secrets,omitempty"`
 }
 
-// Changed reports whether Redact changed anything.
-func (r RedactReport) Changed() bool { return r.Removed > 0 || len(r.Secrets) > 0 }
-
 // Redact prepares a tool's output (Pi's tool_result) for the model. For
 // grep, find, ls and bash it removes every line or path that comes from a
 // protected file, putting in place of each run a visible marker that says

@@ -239,23 +239,6 @@ func Baseline(id string) (Server, bool) {
 	return Server{ID: id, Entry: entry, JSON: compact.Bytes(), Needs: slices.Clone(s.Needs)}, true
 }
 
-// Owned lists, sorted, every server ID some preset owns: the IDs a preset
-// may write or, with --replace, restore.
-func Owned() []string {
-	set := map[string]bool{}
-	for _, p := range load().Presets {
-		for _, id := range p.Servers {
-			set[id] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // OptionalVars lists the variables the server id references but does not
 // need (Context7's API key only raises its quota); nil when there are none.
 func OptionalVars(id string) []string {

@@ -254,9 +254,6 @@ func NewSet(entries []Entry) *Set {
 	return s
 }
 
-// Entries returns the set's entries.
-func (s *Set) Entries() []Entry { return s.entries }
-
 // Match reports the registered path p is, or lies beneath. p must be clean
 // and absolute.
 func (s *Set) Match(p string) (string, bool) {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // ExecUnconfined replaces this process with argv as it is: the fallback a
@@ -21,9 +24,9 @@ func ExecUnconfined(argv, env []string) error {
 	return syscall.Exec(path, argv, env)
 }
 
-// lookPath finds the program in the PATH of env.
+// lookPath finds the program in the PATH of env, as execvp would.
 func lookPath(name string, env []string) (string, error) {
-	if filepath.IsAbs(name) || filepath.Base(name) != name {
+	if strings.ContainsRune(name, filepath.Separator) {
 		return name, nil
 	}
 	path := ""
@@ -32,14 +35,9 @@ func lookPath(name string, env []string) (string, error) {
 			path = kv[5:]
 		}
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	dir, _ := os.Getwd()
+	if p := paths.LookPath(name, path, dir, os.Stat); p != "" {
+		return p, nil
 	}
 	return "", fmt.Errorf("%s: not found on PATH", name)
 }

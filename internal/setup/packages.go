@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // ErrSettings is a settings.json whose packages cannot be read.
@@ -162,16 +163,11 @@ func Classify(entries []Entry, w Where, manifest func(dir string) (Manifest, boo
 				p.Kind, p.Version = KindExtension, m.Version
 			} else if ok && m.Name == AdapterName {
 				p.Kind, p.Version = KindAdapter, m.Version // a local copy of the adapter
-			} else if w.ExtensionRoot != "" && within(w.ExtensionRoot, p.Path) && p.Path != w.ExtensionRoot {
+			} else if w.ExtensionRoot != "" && paths.Within(w.ExtensionRoot, p.Path) && p.Path != w.ExtensionRoot {
 				p.Kind, p.Version = KindExtension, filepath.Base(p.Path)
 			}
 		}
 		out = append(out, p)
 	}
 	return out
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }

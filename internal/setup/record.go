@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/piagent/piagent/internal/atomicfile"
-	"github.com/piagent/piagent/internal/registry"
 )
 
 // RecordVersion is the format version of setup.json.
@@ -33,9 +32,6 @@ type Record struct {
 	// NoMCP records a --no-mcp setup: --check does not ask for the adapter.
 	NoMCP bool `json:"noMCP,omitempty"`
 }
-
-// RecordPath is the record's place under home.
-func RecordPath(home string) string { return registry.SetupRecord(home) }
 
 // DecodeRecord reads a record strictly: known fields only, this version.
 func DecodeRecord(data []byte) (Record, error) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 
 	"github.com/piagent/piagent/internal/mcpconfig"
 )
@@ -44,7 +45,7 @@ func loadConfigCase(t *testing.T, file string) configCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar := parseTxtar(raw)
+	ar := txtar.Parse(raw)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -100,42 +101,6 @@ func loadConfigCase(t *testing.T, file string) configCase {
 		}
 	}
 	return c
-}
-
-// archive is a txtar archive: a comment, then files each introduced by a
-// line "-- name --". (golang.org/x/tools/txtar is not a dependency here.)
-type archive struct {
-	Comment []byte
-	Files   []archiveFile
-}
-
-type archiveFile struct {
-	Name string
-	Data []byte
-}
-
-func parseTxtar(data []byte) archive {
-	var ar archive
-	cur := &ar.Comment
-	for len(data) > 0 {
-		line, rest, _ := bytes.Cut(data, []byte("\n"))
-		data = rest
-		if name, ok := txtarMarker(line); ok {
-			ar.Files = append(ar.Files, archiveFile{Name: name})
-			cur = &ar.Files[len(ar.Files)-1].Data
-			continue
-		}
-		*cur = append(append(*cur, line...), '\n')
-	}
-	return ar
-}
-
-func txtarMarker(line []byte) (string, bool) {
-	s := strings.TrimSuffix(string(line), "\r")
-	if !strings.HasPrefix(s, "-- ") || !strings.HasSuffix(s, " --") || len(s) < 7 {
-		return "", false
-	}
-	return strings.TrimSpace(s[3 : len(s)-3]), true
 }
 
 // adapterResult is what load-config.mjs prints.
