@@ -34,7 +34,8 @@ interface Subcommand {
   changes?: boolean;
 }
 
-const awaiting = (s: ServerState) => s.state === "pending-approval" || s.state === "approval-changed";
+/** The servers a subcommand acts on are those whose state offers it (the helper's `actions`). */
+const offers = (name: string): Fits => (s) => !!s.actions?.includes(name);
 
 export const SUBCOMMANDS: Subcommand[] = [
   { name: "status", usage: "status", help: "the servers and their states, and the session notice" },
@@ -43,21 +44,15 @@ export const SUBCOMMANDS: Subcommand[] = [
   { name: "doctor", usage: "doctor", help: "explain what stops MCP here and how to fix it" },
   {
     name: "approve", usage: "approve NAME [--tools]", help: "show what a repository server runs, then approve it (--tools: accept what it now offers the model)",
-    fits: (s) => !!s.repositoryControlled && (awaiting(s) || s.state === "rejected"), changes: true,
+    fits: offers("approve"), changes: true,
   },
-  {
-    name: "reject", usage: "reject NAME", help: "record that a repository server must not run here",
-    fits: (s) => !!s.repositoryControlled && s.state !== "rejected", changes: true,
-  },
+  { name: "reject", usage: "reject NAME", help: "record that a repository server must not run here", fits: offers("reject"), changes: true },
   {
     name: "reset", usage: "reset [NAME]", help: "forget this project's decision (or all of them)",
-    // A repository server past pending-approval carries a decision (states are
-    // ordered: rejected and approval-changed come before the setup states).
-    fits: (s) => !!s.repositoryControlled && s.state !== "pending-approval" && s.state !== "disabled",
-    optionalServer: true, changes: true,
+    fits: offers("reset"), optionalServer: true, changes: true,
   },
-  { name: "enable", usage: "enable NAME", help: "enable a disabled server", fits: (s) => s.state === "disabled", changes: true },
-  { name: "disable", usage: "disable NAME", help: "disable a server", fits: (s) => s.state !== "disabled", changes: true },
+  { name: "enable", usage: "enable NAME", help: "enable a disabled server", fits: offers("enable"), changes: true },
+  { name: "disable", usage: "disable NAME", help: "disable a server", fits: offers("disable"), changes: true },
   { name: "add", usage: "add NAME (--url URL | -- CMD…)", help: "print the terminal command that adds a server (nothing is written)" },
   { name: "notice", usage: "notice", help: "print the session notice" },
 ];

@@ -82,6 +82,8 @@ export interface ServerState {
   reason?: string;
   fix?: string;
   repositoryControlled?: boolean;
+  /** The piagent-mcp subcommands that apply to it now (the helper decides). */
+  actions?: string[];
   scope?: string;
   source?: string;
 }

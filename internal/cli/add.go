@@ -26,8 +26,6 @@ import (
 	"github.com/piagent/piagent/internal/secret"
 )
 
-func init() { mcpSubcommands = append(mcpSubcommands, (*app).addCommand) }
-
 // writeScopes are the --scope values of the write commands: the four files
 // piagent writes.
 var writeScopes = []string{mcpconfig.ScopeGlobal, mcpconfig.ScopePiGlobal, mcpconfig.ScopeProject, mcpconfig.ScopePiProject}

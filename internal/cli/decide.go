@@ -14,10 +14,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-func init() {
-	mcpSubcommands = append(mcpSubcommands, (*app).approveCommand, (*app).rejectCommand, (*app).resetCommand)
-}
-
 // repositoryServer finds a server a decision may be recorded for.
 func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, error) {
 	s, err := a.findServer(g, name)

@@ -20,8 +20,6 @@ import (
 	"github.com/piagent/piagent/internal/setup"
 )
 
-func init() { mcpSubcommands = append(mcpSubcommands, (*app).doctorCommand, (*app).noticeCommand) }
-
 type dockerJSON struct {
 	Checked bool     `json:"checked"`
 	Running bool     `json:"running"`

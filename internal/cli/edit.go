@@ -15,13 +15,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-func init() {
-	mcpSubcommands = append(mcpSubcommands,
-		func(a *app) *cobra.Command { return a.editCommand("remove") },
-		func(a *app) *cobra.Command { return a.editCommand("enable") },
-		func(a *app) *cobra.Command { return a.editCommand("disable") })
-}
-
 var editShort = map[string]string{
 	"remove":  "Remove a server from the file that holds its winning definition (or --scope's file)",
 	"enable":  "Switch a disabled server back on (a repository server: in .pi/mcp.json, as /mcp enable does)",

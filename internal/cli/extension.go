@@ -15,8 +15,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).extensionCommand) }
-
 func (a *app) extensionCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "extension",

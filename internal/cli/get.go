@@ -17,8 +17,6 @@ import (
 	"github.com/piagent/piagent/internal/secret"
 )
 
-func init() { mcpSubcommands = append(mcpSubcommands, (*app).getCommand) }
-
 type contributionJSON struct {
 	Layer                string         `json:"layer"`
 	Scope                string         `json:"scope"`

@@ -16,8 +16,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-func init() { mcpSubcommands = append(mcpSubcommands, (*app).grantCommand) }
-
 func (a *app) grantCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "grant NAME (--read DIR | --write DIR)... [--remove]",

@@ -14,10 +14,6 @@ import (
 // extension's path.
 const Version = "0.1.0"
 
-func init() {
-	extraCommands = append(extraCommands, (*app).guardCommand, (*app).versionCommand)
-}
-
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

@@ -16,8 +16,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-func init() { mcpSubcommands = append(mcpSubcommands, (*app).listCommand) }
-
 // serverJSON is one row of `list --json`. The field set is a contract
 // (pinned by TestListJSONFields): fields may be added, never renamed.
 type serverJSON struct {

@@ -20,10 +20,6 @@ import (
 	"github.com/piagent/piagent/internal/setup"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*app).piCommand, (*app).launchConfigCommand)
-}
-
 const piLong = `Starts Pi so that the MCP adapter can only ever see approved servers.
 
 piagent computes the approval gate for the working directory, writes the

@@ -22,8 +22,6 @@ import (
 // exitConfirm is policy check's status for a call that needs a person.
 const exitConfirm = 3
 
-func init() { extraCommands = append(extraCommands, (*app).policyCommand) }
-
 func (a *app) policyCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "policy",
@@ -242,7 +240,8 @@ func (a *app) policyRedact() *cobra.Command {
 
 func (a *app) policyMode() *cobra.Command {
 	c := &cobra.Command{
-		Use: "mode [MODE]",
+		Use:         "mode [MODE]",
+		Annotations: map[string]string{gateKey: gateChanges}, // it can loosen the guard
 		Example: `  piagent policy mode
   piagent policy mode readOnly
   piagent policy mode --clear`,

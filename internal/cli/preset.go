@@ -15,8 +15,6 @@ import (
 	"github.com/piagent/piagent/internal/preset"
 )
 
-func init() { presetRun = (*app).presetFlags }
-
 // presetServerJSON is one server of a preset: what an apply did with it, or
 // for --list what it needs.
 type presetServerJSON struct {

@@ -88,21 +88,67 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher",
 		Args:  cobra.NoArgs,
 	}
-	root.AddCommand(a.mcpCommand("mcp"))
-	for _, add := range extraCommands {
-		if c := add(a); c != nil {
-			root.AddCommand(c)
-		}
-	}
+	root.AddCommand(reads(a.mcpCommand("mcp"))) // --preset changes: the guard reads the flag
+	root.AddCommand(a.topCommands()...)
 	return root
 }
 
-// extraCommands are the top-level commands beside `mcp`, registered by the
-// files that implement them.
-var extraCommands []func(*app) *cobra.Command
+// The command table: every command piagent has. Each one's annotation
+// "gate" says whether it records or changes decisions or configuration
+// ("changes": an agent may not run it) or only reads ("reads"); the guard's
+// shell reader holds the same split, and TestCommandTableAgreesWithGuard
+// keeps the two in step.
 
-// mcpSubcommands are the subcommands of `mcp`, registered the same way.
-var mcpSubcommands []func(*app) *cobra.Command
+// topCommands are the top-level commands beside `mcp`.
+func (a *app) topCommands() []*cobra.Command {
+	return []*cobra.Command{
+		reads(a.piCommand()), changes(a.launchConfigCommand()),
+		changes(a.setupCommand()), changes(a.uninstallCommand()),
+		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
+		reads(a.extensionCommand()), reads(a.versionCommand()),
+	}
+}
+
+// mcpSubcommands are the subcommands of `mcp` (and of piagent-mcp).
+func (a *app) mcpSubcommands() []*cobra.Command {
+	return []*cobra.Command{
+		reads(a.listCommand()), reads(a.getCommand()), reads(a.doctorCommand()), reads(a.noticeCommand()),
+		changes(a.approveCommand()), changes(a.rejectCommand()), changes(a.resetCommand()),
+		changes(a.addCommand()), changes(a.editCommand("remove")), changes(a.editCommand("enable")), changes(a.editCommand("disable")),
+		changes(a.grantCommand()),
+	}
+}
+
+// gateKey is the annotation that says whether an agent may run a command:
+// gateChanges or gateReads. A subcommand without one takes its parent's.
+const (
+	gateKey     = "gate"
+	gateChanges = "changes"
+	gateReads   = "reads"
+)
+
+func changes(c *cobra.Command) *cobra.Command { return annotate(c, gateChanges) }
+func reads(c *cobra.Command) *cobra.Command   { return annotate(c, gateReads) }
+
+func annotate(c *cobra.Command, v string) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	if _, ok := c.Annotations[gateKey]; !ok {
+		c.Annotations[gateKey] = v
+	}
+	return c
+}
+
+// gateOf is a command's gate annotation, or its nearest parent's.
+func gateOf(c *cobra.Command) string {
+	for ; c != nil; c = c.Parent() {
+		if v := c.Annotations[gateKey]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
 
 func (a *app) mcpCommand(use string) *cobra.Command {
 	c := &cobra.Command{
@@ -112,20 +158,10 @@ func (a *app) mcpCommand(use string) *cobra.Command {
 	}
 	c.PersistentFlags().String("project", "", "the project directory (default: the working directory)")
 	_ = c.MarkPersistentFlagDirname("project")
-	for _, add := range mcpSubcommands {
-		c.AddCommand(add(a))
-	}
-	if presetRun != nil {
-		presetRun(a, c)
-	}
-	if c.RunE == nil {
-		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	}
+	c.AddCommand(a.mcpSubcommands()...)
+	a.presetFlags(c) // `mcp` itself takes --preset and --list
 	return c
 }
-
-// presetRun lets the preset file give `mcp` its own flags (--preset, --list).
-var presetRun func(*app, *cobra.Command)
 
 // run adapts a command body: errors that are not already ours become a
 // refusal with status 1.

@@ -16,10 +16,6 @@ import (
 	"github.com/piagent/piagent/internal/sandbox"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*app).sandboxCommand)
-}
-
 func (a *app) sandboxCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",

@@ -27,10 +27,6 @@ import (
 	"github.com/piagent/piagent/internal/setup"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*app).setupCommand, (*app).uninstallCommand)
-}
-
 // How long setup waits for Pi: a version query, and a package command
 // (an npm install fetches from the registry).
 const (

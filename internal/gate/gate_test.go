@@ -212,3 +212,26 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("warnings %v, want exactly %v (pinned targets, the user's own settings and autoAuth:false earn none)", got, want)
 	}
 }
+
+// TestActions: what the menu offers for each state.
+func TestActions(t *testing.T) {
+	for _, tc := range []struct {
+		state string
+		repo  bool
+		want  string
+	}{
+		{PendingApproval, true, "get approve reject disable"},
+		{ApprovalChanged, true, "get approve reject reset disable"},
+		{Rejected, true, "get approve reset disable"},
+		{Ready, true, "get reject reset disable"},
+		{NeedsEnv, true, "get reject reset disable"},
+		{Disabled, true, "get reject enable"},
+		{Ready, false, "get disable"},
+		{Disabled, false, "get enable"},
+	} {
+		s := &Server{State: tc.state, Repository: tc.repo}
+		if got := strings.Join(s.Actions(), " "); got != tc.want {
+			t.Errorf("%s repo=%v: %q, want %q", tc.state, tc.repo, got, tc.want)
+		}
+	}
+}

@@ -141,3 +141,30 @@ func (g *Gate) NeedsAttention() bool {
 	}
 	return false
 }
+
+// Actions are the piagent-mcp subcommands that apply to the server in its
+// state, in menu order: what /piagent-mcp offers for it. The state order
+// lives here alone; the extension reads the list from the helper's state.
+func (s *Server) Actions() []string {
+	out := []string{"get"}
+	if s.Repository {
+		switch s.State {
+		case PendingApproval, ApprovalChanged, Rejected:
+			out = append(out, "approve")
+		}
+		if s.State != Rejected {
+			out = append(out, "reject")
+		}
+		// Past pending-approval a repository server carries a decision
+		// (rejected and approval-changed come before the setup states).
+		if s.State != PendingApproval && s.State != Disabled {
+			out = append(out, "reset")
+		}
+	}
+	if s.State == Disabled {
+		out = append(out, "enable")
+	} else {
+		out = append(out, "disable")
+	}
+	return out
+}

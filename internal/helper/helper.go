@@ -687,6 +687,9 @@ type serverState struct {
 	Scope      string `json:"scope"`
 	Source     string `json:"source"`
 	Kind       string `json:"kind,omitempty"`
+	// Actions are the piagent-mcp subcommands that apply to it now (gate's
+	// Server.Actions): the extension's menu and completion offer these.
+	Actions []string `json:"actions"`
 	// Tools is the server's catalogue against its pin, when it differs or
 	// hides content (issue 21): tool-level states for the extension.
 	Tools *toolsState `json:"tools,omitempty"`
@@ -718,7 +721,8 @@ func stateOf(g *gate.Gate, quiet bool) state {
 	}
 	for _, s := range g.Servers {
 		st.Servers = append(st.Servers, serverState{Name: s.Name, State: s.State, Reason: s.Reason, Fix: s.Fix,
-			Repository: s.Repository, Scope: s.Config.Scope, Source: s.Config.Source.File, Kind: s.Config.Source.Kind})
+			Repository: s.Repository, Scope: s.Config.Scope, Source: s.Config.Source.File, Kind: s.Config.Source.Kind,
+			Actions: s.Actions()})
 	}
 	if !quiet {
 		st.Notice = append(st.Notice, g.Notice()...)

@@ -56,9 +56,9 @@ const state: GateState = {
   blocks: [],
   notice: [],
   servers: [
-    { name: "internal", state: "pending-approval", repositoryControlled: true },
-    { name: "intern2", state: "ready", repositoryControlled: true },
-    { name: "mine", state: "disabled", repositoryControlled: false },
+    { name: "internal", state: "pending-approval", repositoryControlled: true, actions: ["get", "approve", "reject", "disable"] },
+    { name: "intern2", state: "ready", repositoryControlled: true, actions: ["get", "reject", "reset", "disable"] },
+    { name: "mine", state: "disabled", repositoryControlled: false, actions: ["get", "enable"] },
   ],
 };
 

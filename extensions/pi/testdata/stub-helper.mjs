@@ -139,9 +139,11 @@ const methods = {
     fullBlock: false,
     blocks: [],
     servers: [
-      { name: "repo-tools", state: approved.has("repo-tools") ? "ready" : "pending-approval", repositoryControlled: true, scope: "pi-project" },
-      { name: "other", state: "pending-approval", repositoryControlled: true },
-      { name: "mine", state: "disabled", repositoryControlled: false },
+      approved.has("repo-tools")
+        ? { name: "repo-tools", state: "ready", repositoryControlled: true, scope: "pi-project", actions: ["get", "reject", "reset", "disable"] }
+        : { name: "repo-tools", state: "pending-approval", repositoryControlled: true, scope: "pi-project", actions: ["get", "approve", "reject", "disable"] },
+      { name: "other", state: "pending-approval", repositoryControlled: true, actions: ["get", "approve", "reject", "disable"] },
+      { name: "mine", state: "disabled", repositoryControlled: false, actions: ["get", "enable"] },
     ],
     notice: approved.has("repo-tools") ? [] : ["piagent: MCP server repo-tools is pending-approval; fix: piagent-mcp approve repo-tools"],
     hiddenTools: (process.env.STUB_HIDDEN ?? "").split(",").filter(Boolean),

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/piagent/piagent/internal/shell"
+	"github.com/spf13/cobra"
+)
+
+// TestCommandTableAgreesWithGuard: the command table is the one list of
+// piagent's commands, and the guard's shell reader must agree with it. Every
+// command that records or changes decisions or configuration (annotated
+// "changes") is blocked by gate-self when an agent's bash line runs it, under
+// either program name; every command that only reads runs. A command added
+// to the table without the reader knowing it is blocked (the reader fails
+// closed), and this test names it.
+func TestCommandTableAgreesWithGuard(t *testing.T) {
+	ctx := shell.Context{Home: "/home/u", Cwd: "/home/u/p", ProjectRoot: "/home/u/p"}
+	seen := map[string]bool{}
+	for _, name := range []string{"piagent", "piagent-mcp"} {
+		a := &app{env: Env{}, name: name}
+		root := a.mcpCommand("piagent-mcp")
+		if name == "piagent" {
+			root = a.rootCommand()
+		}
+		root.InitDefaultHelpCmd()
+		var walk func(c *cobra.Command)
+		walk = func(c *cobra.Command) {
+			for _, sub := range c.Commands() {
+				walk(sub)
+			}
+			if c == root || c.Name() == "help" {
+				return
+			}
+			gate := gateOf(c)
+			if gate != gateChanges && gate != gateReads {
+				t.Errorf("%s: no gate annotation in the command table", c.CommandPath())
+				return
+			}
+			line := c.CommandPath()
+			if !c.HasSubCommands() {
+				line += " x"
+			}
+			seen[gate] = true
+			an, err := shell.Parse(line)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			blocked := len(shell.GateSelf(an, ctx)) > 0
+			switch {
+			case gate == gateChanges && !blocked:
+				t.Errorf("%q changes decisions or configuration, but the guard lets an agent run it", line)
+			case gate == gateReads && blocked:
+				t.Errorf("%q only reads, but the guard blocks it: %v", line, shell.GateSelf(an, ctx))
+			}
+		}
+		walk(root)
+	}
+	if !seen[gateChanges] || !seen[gateReads] {
+		t.Fatalf("the walk missed a kind: %v", seen)
+	}
+}
+
+// TestExtensionMenuAgreesWithTable: /piagent-mcp's subcommands (the
+// extension's SUBCOMMANDS) are the table's mcp subcommands, with the same
+// split between those that change something and those that read; "status"
+// is the extension's own.
+func TestExtensionMenuAgreesWithTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "extensions", "pi", "command.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	start := strings.Index(src, "export const SUBCOMMANDS")
+	end := strings.Index(src[start:], "\n];")
+	if start < 0 || end < 0 {
+		t.Fatal("SUBCOMMANDS not found in command.ts")
+	}
+	menu := map[string]bool{} // name → changes
+	for _, obj := range strings.Split(src[start:start+end], "name: ")[1:] {
+		name, _, _ := strings.Cut(strings.TrimPrefix(obj, `"`), `"`)
+		menu[name] = strings.Contains(obj, "changes: true")
+	}
+	if len(menu) < 5 {
+		t.Fatalf("read %d subcommands from command.ts: %v", len(menu), menu)
+	}
+	// Run from a terminal only: removing a server and granting it folders
+	// are not offered inside Pi.
+	terminalOnly := map[string]bool{"remove": true, "grant": true}
+	a := &app{env: Env{}, name: "piagent-mcp"}
+	for _, c := range a.mcpSubcommands() {
+		changes, ok := menu[c.Name()]
+		switch {
+		case terminalOnly[c.Name()]:
+			if ok {
+				t.Errorf("/piagent-mcp %s: the test says terminal only; update it", c.Name())
+			}
+		case !ok:
+			t.Errorf("/piagent-mcp has no %s", c.Name())
+		case changes != (gateOf(c) == gateChanges) && c.Name() != "add":
+			// add is the exception: in Pi it prints the terminal command and writes nothing.
+			t.Errorf("/piagent-mcp %s: changes=%v, the table says %s", c.Name(), changes, gateOf(c))
+		}
+		delete(menu, c.Name())
+	}
+	delete(menu, "status")
+	for name := range menu {
+		t.Errorf("/piagent-mcp %s is not a piagent-mcp subcommand", name)
+	}
+}
