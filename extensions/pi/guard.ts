@@ -16,11 +16,6 @@ export interface Decision {
   server?: string;
   state?: string;
   fix?: string;
-  /**
-   * false: the helper has nothing to redact in this call's result, so the
-   * extension may skip `redact` for it. Absent means "ask".
-   */
-  redact?: boolean;
 }
 
 export interface TextPart {
@@ -199,7 +194,6 @@ export class Guard {
     toolName: string;
     input: unknown;
     sourcePath?: string;
-    toolCallId?: string;
   }): Promise<Decision> {
     return this.request<Decision>(project, "decide", params);
   }
@@ -233,7 +227,6 @@ export class Guard {
     toolName: string;
     input: unknown;
     content: ContentPart[];
-    isError?: boolean;
   }): Promise<Redaction> {
     return this.request<Redaction>(project, "redact", params);
   }

@@ -160,8 +160,6 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   let lastCtx: ExtensionContext | undefined;
   /** Messages shown once per session (warn decisions, broker denials). */
   const shown = new Set<string>();
-  /** Calls whose result the helper said needs no redaction. */
-  const noRedact = new Set<string>();
   /** Whether the person was told that the helper is down (reset when it answers). */
   let toldDown = false;
   /** What was last reported of the built-in client's tools, and to which helper. */
@@ -228,7 +226,6 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
       delete carrier[CARRIED_MODE];
     }
     shown.clear();
-    noRedact.clear();
     lastReport = "";
     toldDown = false;
     // What the decision that caused this reload did, said once more.
@@ -296,7 +293,6 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         // (full blocks, registry, mode) like any call.
         input: ownPolicyTool(event.toolName) ? {} : event.input,
         sourcePath,
-        toolCallId: event.toolCallId,
       });
     } catch (err) {
       if (!(err instanceof HelperError)) helperDown(ctx, err);
@@ -327,13 +323,11 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
             `the call is blocked. Install the extension that matches the binary: pi install "$(piagent extension path)"`,
         };
     }
-    if (d.redact === false) noRedact.add(event.toolCallId);
     return undefined;
   });
 
   pi.on("tool_result", async (event, ctx) => {
     lastCtx = ctx;
-    if (noRedact.delete(event.toolCallId)) return undefined;
     const content = event.content as ContentPart[];
     // Pi 1.6: a tool with an outputSchema also hands codemode scripts (and
     // so the model) structuredContent. Its strings go to the helper as more
@@ -349,7 +343,6 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         toolName: event.toolName,
         input: event.input,
         content: parts,
-        isError: event.isError,
       });
       if (!r || !Array.isArray(r.content) || r.content.length !== parts.length) {
         throw new HelperError("bad-result", "redact answered without the parts it was given");

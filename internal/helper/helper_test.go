@@ -28,9 +28,13 @@ type client struct {
 
 func start(t testing.TB, home, cwd string) *client {
 	t.Helper()
+	return startServer(t, &Server{Home: home, Cwd: cwd, Build: "test"})
+}
+
+func startServer(t testing.TB, s *Server) *client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &Server{Home: home, Cwd: cwd, Build: "test"}
 	c := &client{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
 	go func() {
 		err := s.Serve(inR, outW)

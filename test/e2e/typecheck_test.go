@@ -40,6 +40,7 @@ func TestExtensionTypes(t *testing.T) {
 	copyGlob("*.ts", dir)
 	copyGlob("package.json", dir)
 	copyGlob(filepath.Join("testdata", "*.ts"), filepath.Join(dir, "testdata"))
+	copyGlob(filepath.Join("testdata", "transcript.mjs"), filepath.Join(dir, "testdata"))
 	// node_modules: the Pi under test and its dependencies, with TypeScript
 	// and Node's types from test/e2e/npm.
 	piNM := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(deps.piCLI)))))
@@ -64,7 +65,7 @@ func TestExtensionTypes(t *testing.T) {
 	tsconfig := `{
   "compilerOptions": {
     "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-    "strict": true, "noEmit": true, "allowImportingTsExtensions": true,
+    "strict": true, "noEmit": true, "allowImportingTsExtensions": true, "allowJs": true,
     "skipLibCheck": true, "noUncheckedIndexedAccess": true, "types": ["node"]
   },
   "files": ["index.ts", "testdata/extension.test.ts"]

@@ -7,15 +7,16 @@
 // handlers the extension registers.
 
 import assert from "node:assert/strict";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { completions, splitArgs } from "../command.ts";
 import { checkText, matchMode, modeCompletions, modeText } from "../policy.ts";
-import { blockReason, type GateState } from "../guard.ts";
+import { blockReason, type GateState, Guard } from "../guard.ts";
 import { HelperClient, HelperError, HelperUnavailable } from "../helper.ts";
 import piagentExtension from "../index.ts";
+import { exchange } from "./transcript.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const stub = join(here, "stub-helper.mjs");
@@ -272,9 +273,9 @@ test("extension: tool_result redacts, skips, and withholds when the helper fails
     assert.equal(await result({ ...ev("bash", ""), content: [{ type: "image", data: "", mimeType: "image/png" }] }, ctx),
       undefined, "no text: not asked");
 
-    // decide said redact:false for ls: its result is not sent.
+    // Every result with text is asked about: no answer of decide lets one skip redact.
     await handlers.get("tool_call")!({ type: "tool_call", toolName: "ls", toolCallId: "ls-1", input: {} }, ctx);
-    assert.equal(await result(ev("ls", "SECRET123"), ctx), undefined);
+    assert.deepEqual((await result(ev("ls", "SECRET123"), ctx)).content, [{ type: "text", text: "[redacted]" }]);
     await handlers.get("session_shutdown")!({}, ctx);
   });
   await withEnv({ PIAGENT_BIN: join(here, "no-such-piagent") }, async () => {
@@ -648,4 +649,52 @@ test("/piagent-mcp approve NAME --tools shows the change, asks with No first, th
     assert.match(readFileSync(log, "utf8"), /approve --project \S+ repo-tools --tools --yes/);
   });
   rmSync(log, { force: true });
+});
+
+const transcripts = join(here, "..", "..", "..", "internal", "helper", "testdata", "transcripts");
+
+/** Asks the helper through the extension's typed method for the request's method. */
+function ask(guard: Guard, client: HelperClient, req: { method: string; params: any }): Promise<unknown> {
+  const p = req.params;
+  switch (req.method) {
+    case "decide": return guard.decide(project, p);
+    case "check": return guard.check(project, p);
+    case "mode": return guard.mode(project, p.set);
+    case "redact": return guard.redact(project, p);
+    case "broker": return guard.broker(project, p);
+    case "state": return guard.state(project);
+    case "host": return guard.host(project, p.argv);
+    case "report": return guard.report(project, p.tools);
+    default: return client.request(project, req.method, p);
+  }
+}
+
+test("transcripts: the extension sends the requests and reads the answers the Go helper's contract records", async () => {
+  const files = readdirSync(transcripts).filter((f) => f.endsWith(".txtar"));
+  assert.ok(files.length >= 5, `${files.length} transcripts`);
+  let asked = 0;
+  for (const f of files) {
+    const file = join(transcripts, f);
+    await withEnv({ STUB_TRANSCRIPT: file, STUB_HOME: "/stub-home" }, async () => {
+      const client = new HelperClient(() => stub);
+      const guard = new Guard(client);
+      try {
+        for (const { request, answer } of exchange(file, project, "/stub-home")) {
+          asked++;
+          if (answer.error) {
+            await assert.rejects(ask(guard, client, request), (err: unknown) => {
+              assert.ok(err instanceof HelperError, `${f} ${request.method}: ${err}`);
+              assert.equal(err.code, answer.error.code, `${f} ${request.method}: ${err.message}`);
+              return true;
+            });
+          } else {
+            assert.deepEqual(await ask(guard, client, request), answer.result, `${f}: ${JSON.stringify(request)}`);
+          }
+        }
+      } finally {
+        client.stop();
+      }
+    });
+  }
+  assert.ok(asked >= 20, `${asked} exchanges`);
 });

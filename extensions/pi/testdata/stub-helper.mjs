@@ -16,18 +16,23 @@
 //   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
 //   STUB_HIDDEN=a,b        state lists these tools as hidden (their catalogue changed)
 //   STUB_TRUST=yes|no      host answers that trust.json decided the project so (unset: no entry)
+//   STUB_TRANSCRIPT=FILE   replay FILE (internal/helper/testdata/transcripts): each request must
+//                          be the transcript's next one ($PROJECT is --project, $HOME is
+//                          STUB_HOME), and gets its recorded answer; anything else is an
+//                          in-band "transcript" error
 //
 // Rules: decide blocks `mcp` calls (and names containing "repo-tools_") for
 // servers not in STUB_APPROVED, and commands (bash, or any tool's `command`
 // field) that run `approve`; it
 // answers confirm for tool "ship", warn for "unregistered", an unknown action
-// for "weird", and allow with redact:false for "ls"; redact replaces
+// for "weird", and allow otherwise; redact replaces
 // "SECRET123" with "[redacted]". check answers like decide, and blocks bash
 // commands containing "rm -rf" (rule rm-root); mode keeps a session mode
 // (none at start, like a project without a choice).
 
 import { appendFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { exchange } from "./transcript.mjs";
 
 const argv = process.argv.slice(2);
 if (argv[0] !== "guard" || argv[1] !== "serve") {
@@ -88,7 +93,7 @@ function decide(p) {
   if (server !== undefined && !approved.has(server)) {
     return { action: "block", code: "pending-approval", reason: `MCP server ${server} is pending-approval`, server, state: "pending-approval", fix: `piagent-mcp approve ${server}` };
   }
-  return { action: "allow", code: "allowed", reason: "", redact: p.toolName === "ls" ? false : undefined };
+  return { action: "allow", code: "allowed", reason: "" };
 }
 
 function redact(p) {
@@ -118,6 +123,12 @@ function mode(p) {
   }
   return { mode: sessionMode, modes: MODES, session: sessionMode !== "" };
 }
+
+/** JSON with object keys sorted: equal values give equal strings. */
+const canonical = (v) => JSON.stringify(v, (_, x) =>
+  x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x);
+
+const replay = process.env.STUB_TRANSCRIPT ? exchange(process.env.STUB_TRANSCRIPT, project, process.env.STUB_HOME ?? "/stub-home") : undefined;
 
 const methods = {
   ping: () => ({ ok: true }),
@@ -167,6 +178,13 @@ process.stdin.on("data", (s) => {
     } catch {
       send({ id: null, error: { code: "framing", message: "not JSON" } });
       process.exit(1);
+    }
+    if (replay) {
+      const next = replay.shift();
+      const got = canonical({ method: req.method, params: req.params });
+      if (next && got === canonical(next.request)) send({ id: req.id, ...next.answer });
+      else send({ id: req.id, error: { code: "transcript", message: `got ${got}, the transcript has ${next ? canonical(next.request) : "no more requests"}` } });
+      continue;
     }
     if (process.env.STUB_HANG === req.method) continue;
     if (process.env.STUB_ERROR === req.method) {
