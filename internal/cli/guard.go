@@ -43,7 +43,7 @@ func (a *app) guardCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s := &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version, Binaries: executables()}
+		s := &helper.Server{Engine: a.newEngine(dir), Build: Version}
 		// A helper lives as long as the session and keeps little (its live
 		// heap is under a MiB between calls): collect at the default pace,
 		// not the one-shot commands' relaxed one.

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/guard"
-	"github.com/piagent/piagent/internal/helper"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -33,13 +33,18 @@ func (a *app) policyCommand() *cobra.Command {
 	return c
 }
 
-// engine is the same decision engine the Pi extension asks.
-func (a *app) engine(c *cobra.Command) (*helper.Server, error) {
+// engine is the same decision engine the Pi extension asks, for the
+// command's project.
+func (a *app) engine(c *cobra.Command) (*engine.Engine, error) {
 	dir, err := a.projectDir(c)
 	if err != nil {
 		return nil, err
 	}
-	return &helper.Server{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Build: Version, Binaries: executables()}, nil
+	return a.newEngine(dir), nil
+}
+
+func (a *app) newEngine(dir string) *engine.Engine {
+	return &engine.Engine{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Binaries: executables()}
 }
 
 func (a *app) policyShow() *cobra.Command {
@@ -50,7 +55,7 @@ func (a *app) policyShow() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		p, err := s.PolicySnapshot()
+		p, err := s.Policy()
 		if err != nil {
 			return err
 		}
@@ -166,7 +171,7 @@ func (a *app) policyCheck() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		d := s.Decide(call)
+		d := s.Check(call)
 		if *asJSON {
 			if err := a.writeJSON(d); err != nil {
 				return err
@@ -226,14 +231,14 @@ func (a *app) policyRedact() *cobra.Command {
 		if *asJSON {
 			return a.writeJSON(out)
 		}
-		if str, ok := out["content"].(string); ok {
+		if str, ok := out.Content.(string); ok {
 			fmt.Fprint(a.env.Stdout, str)
 			if !strings.HasSuffix(str, "\n") {
 				fmt.Fprintln(a.env.Stdout)
 			}
 			return nil
 		}
-		return a.writeJSON(out["content"])
+		return a.writeJSON(out.Content)
 	})
 	return c
 }

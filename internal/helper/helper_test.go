@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
 )
@@ -28,7 +29,7 @@ type client struct {
 
 func start(t testing.TB, home, cwd string) *client {
 	t.Helper()
-	return startServer(t, &Server{Home: home, Cwd: cwd, Build: "test"})
+	return startServer(t, &Server{Engine: &engine.Engine{Home: home, Cwd: cwd}, Build: "test"})
 }
 
 func startServer(t testing.TB, s *Server) *client {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -73,7 +74,7 @@ func TestTranscripts(t *testing.T) {
 			expand := strings.NewReplacer("$HOME", quote(home), "$PROJECT", quote(project))
 			collapse := strings.NewReplacer(quote(project), "$PROJECT", quote(home), "$HOME")
 
-			c := startServer(t, &Server{Home: home, Cwd: project, Build: "test", Getenv: func(k string) string { return env[k] }})
+			c := startServer(t, &Server{Engine: &engine.Engine{Home: home, Cwd: project, Getenv: func(k string) string { return env[k] }}, Build: "test"})
 			lines := strings.Split(strings.TrimRight(string(exchange.Data), "\n"), "\n")
 			var out []string
 			asked := 0

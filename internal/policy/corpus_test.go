@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/guard"
-	"github.com/piagent/piagent/internal/helper"
 )
 
 // The command corpus (testdata/commands.txt) scores the command reader as a
@@ -153,7 +153,7 @@ func TestCommandCorpus(t *testing.T) {
 	}
 	cases := readCorpus(t)
 	home, proj := corpusWorld(t)
-	s := &helper.Server{Home: home, Cwd: proj, Build: "test",
+	s := &engine.Engine{Home: home, Cwd: proj,
 		Getenv: func(k string) string {
 			if k == "HOME" {
 				return home
@@ -163,7 +163,7 @@ func TestCommandCorpus(t *testing.T) {
 	var danger, caught, daily, allowed int
 	byTag := map[string][2]int{}
 	for _, c := range cases {
-		d := s.Decide(guard.Call{ToolName: "bash", Input: map[string]any{"command": c.command}})
+		d := s.Check(guard.Call{ToolName: "bash", Input: map[string]any{"command": c.command}})
 		ok := false
 		isDanger := c.expect == "danger" || c.expect == "block" || c.expect == "confirm"
 		switch c.expect {

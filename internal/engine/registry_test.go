@@ -1,4 +1,4 @@
-package helper
+package engine
 
 import (
 	"os"
@@ -66,7 +66,7 @@ func attacks(p string, dir bool) map[string]guard.Call {
 func TestRegistryWritesBlocked(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
-	s := &Server{Home: home, Cwd: proj, Build: "test", Binaries: []string{"/opt/piagent/bin/piagent"}}
+	s := &Engine{Home: home, Cwd: proj, Binaries: []string{"/opt/piagent/bin/piagent"}}
 	g, err := s.gate()
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestRegistryWritesBlocked(t *testing.T) {
 	for _, e := range entries {
 		for name, call := range attacks(e.Path, e.Dir) {
 			cases++
-			d := s.Decide(call)
+			d := s.Check(call)
 			if d.Allowed() {
 				t.Errorf("%s %s (%s): allowed: %+v", name, e.Path, e.What, call.Input)
 			}
@@ -108,9 +108,9 @@ func TestRegistrySymlinkedWrite(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".pi"), filepath.Join(proj, "cfg")); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	s := &Engine{Home: home, Cwd: proj}
 	for _, p := range []string{"cfg/piagent-modes.json", "cfg/agent/trust.json"} {
-		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
+		if d := s.Check(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
 			t.Errorf("write %s through a symlink: %+v", p, d)
 		}
 	}
@@ -121,7 +121,7 @@ func TestRegistrySymlinkedWrite(t *testing.T) {
 func TestRegistryOrdinaryWritesAllowed(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	s := &Engine{Home: home, Cwd: proj}
 	for _, c := range []guard.Call{
 		{ToolName: "write", Input: map[string]any{"path": "src/main.go", "content": "package main"}},
 		{ToolName: "bash", Input: map[string]any{"command": "cp a.txt b.txt"}},
@@ -131,7 +131,7 @@ func TestRegistryOrdinaryWritesAllowed(t *testing.T) {
 		{ToolName: "bash", Input: map[string]any{"command": "ln -s src/a.go b.go"}},
 		{ToolName: "bash", Input: map[string]any{"command": "git config user.name"}},
 	} {
-		if d := s.Decide(c); !d.Allowed() {
+		if d := s.Check(c); !d.Allowed() {
 			t.Errorf("%v: %+v", c.Input, d)
 		}
 	}
@@ -158,19 +158,19 @@ func TestToolPathForms(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".config"), filepath.Join(proj, "cfg")); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	s := &Engine{Home: home, Cwd: proj}
 	for _, p := range []string{
 		"@~/.config/mcp/mcp.json", "@.mcp.json", "@.pi/mcp.json", "@~/.pi/agent/settings.json",
 		"file://localhost" + proj + "/.mcp.json", "file://" + proj + "/%2Emcp.json", "file://LOCALHOST" + proj + "/.pi/mcp.json",
 		"cfg/mcp/mcp.json",
 	} {
-		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
+		if d := s.Check(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "{}"}}); d.Allowed() {
 			t.Errorf("write %q: allowed", p)
 		}
 	}
 	// a URL Pi refuses names nothing, and an ordinary file stays writable
 	for _, p := range []string{"file://other-host" + proj + "/.mcp.json", "@src/main.go", "file://" + proj + "/src/x.go"} {
-		if d := s.Decide(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "x"}}); !d.Allowed() {
+		if d := s.Check(guard.Call{ToolName: "write", Input: map[string]any{"path": p, "content": "x"}}); !d.Allowed() {
 			t.Errorf("write %q: %+v", p, d)
 		}
 	}

@@ -1,4 +1,4 @@
-package helper
+package engine
 
 import (
 	"os"
@@ -23,36 +23,36 @@ func TestIntegrityBlocksPlantedExtension(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
 	os.RemoveAll(filepath.Join(proj, ".pi"))
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
-	if d := s.Decide(readCall()); !d.Allowed() {
+	s := &Engine{Home: home, Cwd: proj}
+	if d := s.Check(readCall()); !d.Allowed() {
 		t.Fatalf("first call: %+v", d)
 	}
 	// a positive control: the person's /piagent-mcp disable writes .pi/mcp.json
 	os.MkdirAll(filepath.Join(proj, ".pi"), 0o755)
-	if d := s.Decide(readCall()); d.Allowed() {
+	if d := s.Check(readCall()); d.Allowed() {
 		t.Fatalf("a new .pi folder went unnoticed")
 	}
 
-	s = &Server{Home: home, Cwd: proj, Build: "test"}
-	if d := s.Decide(readCall()); !d.Allowed() {
+	s = &Engine{Home: home, Cwd: proj}
+	if d := s.Check(readCall()); !d.Allowed() {
 		t.Fatalf("fresh session: %+v", d)
 	}
 	os.WriteFile(filepath.Join(proj, ".pi", "mcp.json"), []byte(`{"mcpServers":{}}`), 0o644)
 	os.MkdirAll(filepath.Join(proj, ".pi", "mcp-traces"), 0o755)
-	if d := s.Decide(readCall()); !d.Allowed() {
+	if d := s.Check(readCall()); !d.Allowed() {
 		t.Fatalf("an MCP file edit blocked the session: %+v", d)
 	}
 	os.MkdirAll(filepath.Join(proj, ".pi", "extensions"), 0o755)
 	os.WriteFile(filepath.Join(proj, ".pi", "extensions", "x.ts"), []byte("export default () => {}"), 0o644)
-	d := s.Decide(readCall())
+	d := s.Check(readCall())
 	if d.Allowed() || d.Code != CodeIntegrity || !strings.Contains(d.Reason, ".pi") {
 		t.Fatalf("planted extension: %+v", d)
 	}
 	// a git hook likewise
-	s = &Server{Home: home, Cwd: proj, Build: "test"}
-	s.Decide(readCall())
+	s = &Engine{Home: home, Cwd: proj}
+	s.Check(readCall())
 	os.WriteFile(filepath.Join(proj, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
-	if d := s.Decide(readCall()); d.Code != CodeIntegrity {
+	if d := s.Check(readCall()); d.Code != CodeIntegrity {
 		t.Fatalf("planted hook: %+v", d)
 	}
 }
@@ -65,8 +65,8 @@ func TestSandboxRequired(t *testing.T) {
 	bash := guard.Call{ToolName: "bash", Input: map[string]any{"command": "go test ./..."}}
 	none := &sandbox.Status{Missing: "the kernel has no Landlock"}
 
-	s := &Server{Home: home, Cwd: proj, Build: "test", probe: none}
-	if d := s.Decide(bash); !d.Allowed() {
+	s := &Engine{Home: home, Cwd: proj, probe: none}
+	if d := s.Check(bash); !d.Allowed() {
 		t.Fatalf("auto: %+v", d)
 	}
 	if n := sandboxNotice(*none); len(n) != 1 || !strings.Contains(n[0], "no sandbox") {
@@ -76,16 +76,16 @@ func TestSandboxRequired(t *testing.T) {
 	if err := os.WriteFile(registry.UserPolicy(home), []byte(`{"version": 1, "sandbox": "required"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s = &Server{Home: home, Cwd: proj, Build: "test", probe: none}
-	d := s.Decide(bash)
+	s = &Engine{Home: home, Cwd: proj, probe: none}
+	d := s.Check(bash)
 	if d.Allowed() || d.Code != CodeNoSandbox || !strings.Contains(d.Reason, "Landlock") {
 		t.Fatalf("required without a sandbox: %+v", d)
 	}
-	if d := s.Decide(readCall()); !d.Allowed() {
+	if d := s.Check(readCall()); !d.Allowed() {
 		t.Fatalf("required blocks read too: %+v", d)
 	}
-	s = &Server{Home: home, Cwd: proj, Build: "test", probe: &sandbox.Status{Mechanism: "landlock", ABI: 7}}
-	if d := s.Decide(bash); !d.Allowed() {
+	s = &Engine{Home: home, Cwd: proj, probe: &sandbox.Status{Mechanism: "landlock", ABI: 7}}
+	if d := s.Check(bash); !d.Allowed() {
 		t.Fatalf("required with a sandbox: %+v", d)
 	}
 }
@@ -93,8 +93,8 @@ func TestSandboxRequired(t *testing.T) {
 func TestPowershellBlocked(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
-	if d := s.Decide(guard.Call{ToolName: "powershell", Input: map[string]any{"command": "Get-ChildItem"}}); d.Allowed() || d.Code != CodeNoSandbox {
+	s := &Engine{Home: home, Cwd: proj}
+	if d := s.Check(guard.Call{ToolName: "powershell", Input: map[string]any{"command": "Get-ChildItem"}}); d.Allowed() || d.Code != CodeNoSandbox {
 		t.Fatalf("powershell: %+v", d)
 	}
 }
@@ -105,19 +105,19 @@ func TestRegistrySecretsProtected(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
 	agent := filepath.Join(home, "elsewhere", "agent")
-	s := &Server{Home: home, Cwd: proj, Build: "test", Getenv: func(k string) string {
+	s := &Engine{Home: home, Cwd: proj, Getenv: func(k string) string {
 		if k == "PI_CODING_AGENT_DIR" {
 			return agent
 		}
 		return ""
 	}}
 	for _, p := range []string{filepath.Join(agent, "auth.json"), filepath.Join(agent, "mcp-oauth", "x", "tokens.json")} {
-		d := s.Decide(guard.Call{ToolName: "read", Input: map[string]any{"path": p}})
+		d := s.Check(guard.Call{ToolName: "read", Input: map[string]any{"path": p}})
 		if d.Allowed() {
 			t.Errorf("read %s: allowed", p)
 		}
 	}
-	if d := s.Decide(guard.Call{ToolName: "read", Input: map[string]any{"path": filepath.Join(agent, "models.json")}}); !d.Allowed() {
+	if d := s.Check(guard.Call{ToolName: "read", Input: map[string]any{"path": filepath.Join(agent, "models.json")}}); !d.Allowed() {
 		t.Errorf("read models.json (not a secret): %+v", d)
 	}
 }
@@ -127,13 +127,13 @@ func TestRegistrySecretsProtected(t *testing.T) {
 func TestModeSource(t *testing.T) {
 	t.Parallel()
 	home, proj := registryWorld(t)
-	s := &Server{Home: home, Cwd: proj, Build: "test"}
+	s := &Engine{Home: home, Cwd: proj}
 	src := func() string {
-		v, err := s.mode("")
+		v, err := s.Mode("")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.(map[string]any)["source"].(string)
+		return v.Source
 	}
 	if got := src(); got != "default" {
 		t.Errorf("nobody chose: %s", got)
@@ -142,11 +142,11 @@ func TestModeSource(t *testing.T) {
 	if err := policy.SetProjectMode(home, g.Project, "readOnly"); err != nil {
 		t.Fatal(err)
 	}
-	s = &Server{Home: home, Cwd: proj, Build: "test"}
+	s = &Engine{Home: home, Cwd: proj}
 	if got := src(); got != "project" {
 		t.Errorf("the person chose: %s", got)
 	}
-	if _, err := s.mode("ship"); err != nil {
+	if _, err := s.Mode("ship"); err != nil {
 		t.Fatal(err)
 	}
 	if got := src(); got != "session" {
