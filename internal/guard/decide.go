@@ -20,14 +20,17 @@ func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 	if s.g.FullBlock() {
 		return s.fullBlock()
 	}
-	if d, stop := s.self(c); stop {
+	// One inspection of the call: its input walked once, its command
+	// parsed once, read by the self-protection and the tool policy alike.
+	in := policy.Inspect(policy.Call{ToolName: c.ToolName, Input: c.Input})
+	if d, stop := s.self(in); stop {
 		return d
 	}
 	d := s.mcp(c)
 	if d.Action != Allow || s.opts.Policy == nil {
 		return d
 	}
-	pd := s.opts.Policy.Decide(policy.Call{ToolName: c.ToolName, Input: c.Input}, f)
+	pd := s.opts.Policy.DecideInspection(in, f)
 	if pd.Action == policy.ActionAllow {
 		return d
 	}

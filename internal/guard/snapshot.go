@@ -1,12 +1,9 @@
 package guard
 
 import (
-	"strings"
-
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
-	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/toolname"
@@ -111,53 +108,3 @@ func (s *Snapshot) Policy() *policy.Policy {
 
 // Gate is the state the snapshot was built from.
 func (s *Snapshot) Gate() *gate.Gate { return s.g }
-
-// isProtected reports whether writing p (as a tool wrote it: relative to the
-// cwd, with ~) would touch a registered file. Both the literal and the
-// resolved form are checked, case-insensitively for the base name's sake on
-// case-folding file systems.
-func (s *Snapshot) isProtected(p string) (string, bool) {
-	return s.check(p, s.reg.Match)
-}
-
-// holdsProtected reports whether p is, lies beneath, or holds a registered
-// path: replacing, renaming or removing p changes it.
-func (s *Snapshot) holdsProtected(p string) (string, bool) {
-	return s.check(p, func(a string) (string, bool) {
-		if f, ok := s.reg.Match(a); ok {
-			return f, true
-		}
-		return s.reg.Holds(a)
-	})
-}
-
-func (s *Snapshot) check(p string, match func(string) (string, bool)) (string, bool) {
-	// Every registered path has a slash, a dot or starts with ~; a bare word
-	// cannot name one, and most tool arguments are bare words.
-	if p == "" || !strings.ContainsAny(p, "./~") {
-		return "", false
-	}
-	if p = absPath(s.home, s.cwd, p); p == "" {
-		return "", false
-	}
-	if f, ok := match(p); ok {
-		return f, true
-	}
-	if s.opts.Resolve != nil {
-		if r := s.opts.Resolve(p); r != "" && r != p {
-			return match(r)
-		}
-	}
-	return "", false
-}
-
-// absPath turns a path as a tool wrote it into a clean absolute path the
-// way Pi's file tools do (paths.ToolPath); a path Pi would refuse resolves
-// to "" and names nothing.
-func absPath(home, cwd, p string) string {
-	abs, ok := paths.ToolPath(home, cwd, p)
-	if !ok {
-		return ""
-	}
-	return abs
-}

@@ -126,7 +126,13 @@ func isReadTool(name string) bool {
 // command fields; the mode. A ship action needs confirmation, and so does a
 // shell rule that asks for it. Decide does no IO; see Facts.
 func (p *Policy) Decide(call Call, f Facts) Decision {
-	d := p.decide(call, &f)
+	return p.DecideInspection(Inspect(call), f)
+}
+
+// DecideInspection is Decide for a call already inspected (the layer
+// before it, Self, read the same inspection).
+func (p *Policy) DecideInspection(in *Inspection, f Facts) Decision {
+	d := p.decide(in, &f)
 	if d.Action != ActionAllow {
 		d.Subject = scrub(d.Subject)
 		d.Reason = scrub(d.Reason)
@@ -143,7 +149,8 @@ func scrub(s string) string {
 	return out
 }
 
-func (p *Policy) decide(call Call, f *Facts) Decision {
+func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
+	call := insp.Call
 	if p == nil || p.err != nil || p.allowedTools == nil {
 		err := p.Err()
 		if err == nil {
@@ -187,7 +194,7 @@ func (p *Policy) decide(call Call, f *Facts) Decision {
 	}
 
 	// 2. Protected paths, whatever the registry mode.
-	x := extract(call)
+	x := insp.extraction()
 	if x.tooDeep != "" {
 		return Decision{Action: ActionBlock, Code: CodeInputTooDeep, Subject: x.tooDeep,
 			Reason: fmt.Sprintf("tool input is nested deeper than %d levels at %s; piagent cannot inspect it, so the call is blocked", MaxInspectionDepth, x.tooDeep)}
@@ -221,14 +228,14 @@ func (p *Policy) decide(call Call, f *Facts) Decision {
 			return Decision{Action: ActionBlock, Code: CodeShellNoCommand, Subject: "bash",
 				Reason: "bash call without a command string; piagent cannot analyse it"}
 		}
-		r := p.analyseShell(cmd, "command", f, hs)
+		r := p.analyseShell(insp, cmd, "command", f, hs)
 		if r.block != nil {
 			return *r.block
 		}
 		in, confirms = r.intent, r.confirms
 	} else {
 		for _, c := range x.commands {
-			r := p.analyseShell(c.value, c.field, f, hs)
+			r := p.analyseShell(insp, c.value, c.field, f, hs)
 			if r.block != nil {
 				return *r.block
 			}

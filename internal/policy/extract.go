@@ -31,6 +31,7 @@ type extraction struct {
 	tooDeep  string // the field beyond MaxInspectionDepth, "" when none
 	search   []candidate
 	commands []candidate // shell command strings carried by non-bash tools
+	strs     []string    // every string value as the input has it (addString)
 }
 
 // extract walks a tool input. Strings in fields not known to hold content are
@@ -41,6 +42,9 @@ func extract(call Call) extraction {
 	tool := call.ToolName
 	for _, k := range sortedKeys(call.Input) {
 		v := call.Input[k]
+		if s, ok := v.(string); ok {
+			x.addString(s)
+		}
 		switch {
 		case tool == "bash" && k == "command":
 			continue // shell analysis
@@ -87,6 +91,9 @@ func (x *extraction) walk(key, field string, v any, depth int) {
 	}
 	switch t := v.(type) {
 	case string:
+		if depth > 1 {
+			x.addString(t)
+		}
 		if contentFields[key] {
 			return
 		}
