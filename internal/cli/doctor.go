@@ -196,7 +196,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		for _, f := range b.Files {
 			fmt.Fprintf(w, "  file: %s\n", disp(f))
 		}
-		fmt.Fprintf(w, "  fix: %s\n", a.fix(b.Fix))
+		fmt.Fprintf(w, "  fix: %s\n", b.Fix.Render(a.mcpCmd()))
 	}
 	if len(g.Servers) == 0 {
 		fmt.Fprintf(w, "\nNo MCP servers configured\n")
@@ -209,8 +209,8 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 				reason = "" // "ready  ready" says nothing twice
 			}
 			line := fmt.Sprintf("  %s\t%s\t%s", s.Name, s.State, reason)
-			if s.Fix != "" {
-				line += "\t→ " + a.fix(s.Fix)
+			if !s.Fix.IsZero() {
+				line += "\t→ " + s.Fix.Render(a.mcpCmd())
 			}
 			fmt.Fprintln(tw, line)
 		}
@@ -324,11 +324,7 @@ func layerPath(v *mcpconfig.View, id string) string {
 
 // notice is the gate's session notice, spelled the way the user typed.
 func (a *app) notice(g *gate.Gate) []string {
-	lines := g.Notice()
-	for i, l := range lines {
-		lines[i] = a.fix(l)
-	}
-	return lines
+	return g.Notice(a.mcpCmd())
 }
 
 func (a *app) noticeCommand() *cobra.Command {

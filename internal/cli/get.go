@@ -239,8 +239,8 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "name:        %s\n", s.Name)
 	fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
-	if s.Fix != "" {
-		fmt.Fprintf(w, "fix:         %s\n", a.fix(s.Fix))
+	if !s.Fix.IsZero() {
+		fmt.Fprintf(w, "fix:         %s\n", s.Fix.Render(a.mcpCmd()))
 	}
 	fmt.Fprintf(w, "scope:       %s\n", s.Config.Scope)
 	src := disp(s.Config.Source.File)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ type listJSON struct {
 func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
 	cs := s.Config
 	return serverJSON{
-		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: a.fix(s.Fix),
+		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: s.Fix.Render(a.mcpCmd()),
 		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
 		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
 		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
@@ -107,11 +108,12 @@ func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
 	if out.Skipped == nil {
 		out.Skipped = []mcpconfig.Skipped{}
 	}
+	out.Blocks = slices.Clone(out.Blocks) // the gate's own stay as they are
 	if out.Blocks == nil {
 		out.Blocks = []gate.Block{}
 	}
 	for i := range out.Blocks {
-		out.Blocks[i].Fix = a.fix(out.Blocks[i].Fix)
+		out.Blocks[i].Fix = out.Blocks[i].Fix.For(a.mcpCmd())
 	}
 	if g.StoreErr != nil {
 		out.StoreError = g.StoreErr.Error()
@@ -260,7 +262,7 @@ func (a *app) printBlocks(g *gate.Gate) {
 		for _, f := range b.Files {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, display(a.env.Home, g.View.Cwd, f))
 		}
-		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
+		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, b.Fix.Render(a.mcpCmd()))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	"github.com/piagent/piagent/internal/helper"
 	"github.com/spf13/cobra"
@@ -23,12 +22,6 @@ func (a *app) mcpCmd() string {
 		return "piagent-mcp"
 	}
 	return "piagent mcp"
-}
-
-// fix rewrites a fix command the gate spells with piagent-mcp into the form
-// the user typed.
-func (a *app) fix(s string) string {
-	return strings.ReplaceAll(s, "piagent-mcp ", a.mcpCmd()+" ")
 }
 
 // commandMemory is a command's soft heap limit (the Go runtime's): below it

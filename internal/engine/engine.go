@@ -509,12 +509,12 @@ func stateOf(g *gate.Gate, quiet bool) State {
 		st.Blocks = []gate.Block{}
 	}
 	for _, s := range g.Servers {
-		st.Servers = append(st.Servers, ServerState{Name: s.Name, State: s.State, Reason: s.Reason, Fix: s.Fix,
+		st.Servers = append(st.Servers, ServerState{Name: s.Name, State: s.State, Reason: s.Reason, Fix: s.Fix.String(),
 			Repository: s.Repository, Scope: s.Config.Scope, Source: s.Config.Source.File, Kind: s.Config.Source.Kind,
 			Actions: s.Actions()})
 	}
 	if !quiet {
-		st.Notice = append(st.Notice, g.Notice()...)
+		st.Notice = append(st.Notice, g.Notice("piagent-mcp")...)
 	}
 	return st
 }

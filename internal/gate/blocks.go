@@ -77,8 +77,9 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Reason: fmt.Sprintf("direct tools with toolPrefix \"none\" for repository server %s: a direct tool's name then carries no server, so approval cannot be checked",
 				strings.Join(names, ", ")),
 			Files: slices.Compact(files),
-			Fix: fmt.Sprintf("remove directTools or set toolPrefix to \"server\" in any one of these files, or switch the server off with 'piagent-mcp disable %s' (reject does not lift this block: a rejected server's direct tools still carry no server name)",
-				strings.Join(names, " ")),
+			Fix: Fix{Text: "remove directTools or set toolPrefix to \"server\" in any one of these files, or switch the server off with",
+				Steps: []Step{step("disable", names...)}, Quoted: true,
+				Note: "(reject does not lift this block: a rejected server's direct tools still carry no server name)"},
 		})
 	}
 	for _, sk := range in.View.Skipped {
@@ -89,7 +90,7 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Code:   BlockUnreadableLayer,
 			Reason: fmt.Sprintf("%s is read by the adapter but not by piagent (%s), so the servers it declares cannot be checked", sk.Path, sk.Reason),
 			Files:  []string{sk.Path},
-			Fix:    "simplify " + sk.Path + " (piagent reads JSON nested up to 10000 levels)",
+			Fix:    Fix{Text: "simplify " + sk.Path + " (piagent reads JSON nested up to 10000 levels)"},
 		})
 	}
 	for _, t := range in.View.ImportTargets {
@@ -104,7 +105,7 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Code:   BlockUnreadableImport,
 			Reason: fmt.Sprintf("%s import %s exists but cannot be read (%s); a present but unreadable source is not an empty one", t.Kind, where, t.Error),
 			Files:  append([]string{t.Path}, t.DeclaredBy...),
-			Fix:    "repair " + t.Path + " or remove \"" + t.Kind + "\" from imports",
+			Fix:    Fix{Text: "repair " + t.Path + " or remove \"" + t.Kind + "\" from imports"},
 		})
 	}
 	return out

@@ -78,7 +78,7 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	switch {
 	case cs.Entry["disabled"] == true:
 		s.State, s.Reason = Disabled, "disabled in "+disabledIn(cs)
-		s.Fix = "piagent-mcp enable " + name
+		s.Fix = run(step("enable", name))
 		return s
 	case s.Repository:
 		if st, reason, fix, decided := in.decision(&s); decided {
@@ -91,20 +91,20 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	if cmd, ok := in.missingCommand(cs.Entry); ok {
 		s.State, s.Command = NeedsCommand, cmd
 		s.Reason = fmt.Sprintf("%s is not on PATH", cmd)
-		s.Fix = "install " + cmd + " or put it on PATH"
+		s.Fix = Fix{Text: "install " + cmd + " or put it on PATH"}
 		return s
 	}
 	if vars := in.missingEnv(cs.Name, cs.Entry); len(vars) > 0 {
 		s.State, s.MissingEnv = NeedsEnv, vars
 		s.Reason = strings.Join(vars, ", ") + notSet(len(vars))
-		s.Fix = "export " + vars[0] + "=…"
+		s.Fix = Fix{Text: "export " + vars[0] + "=…"}
 		return s
 	}
 	if isOAuth(cs.Entry) {
-		s.State, s.Reason, s.Fix = OAuth, "signs in through Pi; piagent cannot tell whether the login is current", "/mcp-auth "+name
+		s.State, s.Reason, s.Fix = OAuth, "signs in through Pi; piagent cannot tell whether the login is current", Fix{Text: "/mcp-auth " + name}
 		return s
 	}
-	s.State, s.Reason, s.Fix = Ready, "ready", ""
+	s.State, s.Reason, s.Fix = Ready, "ready", Fix{}
 	return s
 }
 
@@ -117,14 +117,13 @@ func notSet(n int) string {
 
 // decision applies the approval store to a repository server. It returns a
 // blocking state, or "" (decided=true) when the approval holds.
-func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
+func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided bool) {
 	name := s.Name
-	approve := "piagent-mcp approve " + name
-	review := "piagent-mcp get " + name + ", then " + approve
+	review := run(step("get", name), step("approve", name))
 	why := s.Config.RepositoryReason
 	if in.StoreErr != nil {
 		return PendingApproval, fmt.Sprintf("%s; the approval store cannot be read: %v", why, in.StoreErr),
-			"repair or move the approval store, then " + approve, true
+			Fix{Text: "repair or move the approval store, then", Steps: []Step{step("approve", name)}}, true
 	}
 	var dec approval.Decision
 	ok := false
@@ -135,7 +134,7 @@ func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
 	case !ok:
 		return PendingApproval, why + "; not approved on this machine", review, true
 	case dec.Decision == "rejected":
-		return Rejected, "rejected for this project", "piagent-mcp reset " + name, true
+		return Rejected, "rejected for this project", run(step("reset", name)), true
 	case dec.Decision != "approved":
 		return PendingApproval, fmt.Sprintf("%s; the recorded decision %q is not one piagent knows", why, dec.Decision), review, true
 	case dec.Digest != s.Digest:
@@ -176,7 +175,7 @@ func (in *Input) decision(s *Server) (state, reason, fix string, decided bool) {
 			return ApprovalChanged, fmt.Sprintf("approved, but the definition no longer runs %s", path), review, true
 		}
 	}
-	return "", "", "", true
+	return "", "", Fix{}, true
 }
 
 // Fragment is the repository-owned part of a server's definition, the part

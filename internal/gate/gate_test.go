@@ -235,3 +235,29 @@ func TestActions(t *testing.T) {
 		}
 	}
 }
+
+// TestFixWording: a fix is data; the edges word it for the command the
+// person types, and JSON carries the words.
+func TestFixWording(t *testing.T) {
+	review := run(step("get", "x"), step("approve", "x"))
+	if got := review.Render("piagent mcp"); got != "piagent mcp get x, then piagent mcp approve x" {
+		t.Errorf("Render: %q", got)
+	}
+	if got := review.String(); got != "piagent-mcp get x, then piagent-mcp approve x" {
+		t.Errorf("String: %q", got)
+	}
+	b, err := json.Marshal(Server{Name: "x", Fix: review.For("piagent mcp")})
+	if err != nil || !strings.Contains(string(b), `"fix":"piagent mcp get x, then piagent mcp approve x"`) {
+		t.Errorf("JSON: %s %v", b, err)
+	}
+	if b, _ := json.Marshal(Server{Name: "x"}); strings.Contains(string(b), `"fix"`) {
+		t.Errorf("an empty fix is left out: %s", b)
+	}
+	block := Fix{Text: "or switch it off with", Steps: []Step{step("disable", "a", "b")}, Quoted: true, Note: "(note)"}
+	if got := block.Render("piagent-mcp"); got != "or switch it off with 'piagent-mcp disable a b' (note)" {
+		t.Errorf("quoted: %q", got)
+	}
+	if got := (Fix{Text: "export X=…"}).Render("piagent mcp"); got != "export X=…" {
+		t.Errorf("text only: %q", got)
+	}
+}

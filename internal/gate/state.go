@@ -45,7 +45,7 @@ type Block struct {
 	Code   string   `json:"code"`
 	Reason string   `json:"reason"`
 	Files  []string `json:"files"` // every file that contributed; fixing any one is enough
-	Fix    string   `json:"fix"`
+	Fix    Fix      `json:"fix"`
 }
 
 // PinnedFile is a project file a definition runs, pinned by content.
@@ -67,7 +67,7 @@ type Server struct {
 	Name   string `json:"name"`
 	State  string `json:"state"`
 	Reason string `json:"reason"`
-	Fix    string `json:"fix,omitempty"` // the command that moves it on, if any
+	Fix    Fix    `json:"fix,omitzero"` // what moves it on, if anything
 	// Repository-owned part, for repository-controlled servers only.
 	Repository bool         `json:"repositoryControlled"`
 	Digest     string       `json:"digest,omitempty"`

@@ -129,7 +129,7 @@ func (s *Snapshot) fullBlock() Decision {
 	for _, b := range s.g.Blocks {
 		parts = append(parts, b.Reason+" (files: "+strings.Join(b.Files, ", ")+")")
 		if fix == "" {
-			fix = b.Fix
+			fix = b.Fix.String()
 		}
 	}
 	return Decision{Action: Block, Code: CodeFullBlock, Fix: fix,
@@ -186,7 +186,7 @@ func (s *Snapshot) originalTool(srv *gate.Server, st *catalogue.State, called st
 }
 
 func blockFor(srv *gate.Server, via string) Decision {
-	fix := srv.Fix
+	fix := srv.Fix.String()
 	how := ""
 	if fix != "" {
 		how = "; a person can run '" + fix + "' in a terminal, or use /piagent-mcp in Pi"
@@ -253,7 +253,7 @@ func (s *Snapshot) directTool(name string) (Decision, bool) {
 	}
 	for _, o := range owners {
 		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
-			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: srv.Fix,
+			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: srv.Fix.String(),
 				Reason: fmt.Sprintf("piagent: direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with '%s' in a terminal",
 					name, strings.Join(owners, " or "), o, srv.State, srv.Fix)}, true
 		}
