@@ -171,7 +171,7 @@ func (en *Engine) decide(c guard.Call, check bool) guard.Decision {
 	snap, err := en.snapshot()
 	if err != nil {
 		return guard.Decision{Action: guard.Block, Code: "gate-unavailable",
-			Reason: "piagent: blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}
+			Reason: "blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}
 	}
 	if d, stop := en.confinement(snap, c); stop {
 		return d
@@ -198,17 +198,17 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 	en.mu.Unlock()
 	if ch := w.changed(); len(ch) > 0 {
 		return guard.Decision{Action: guard.Block, Code: CodeIntegrity,
-			Reason: fmt.Sprintf("piagent: blocked: %s changed during this session; files there decide what Pi loads or what git runs, and an agent's command may have written them; look at the change yourself (git status, ls -la), undo what you did not make, then start a new session", strings.Join(ch, ", "))}, true
+			Reason: fmt.Sprintf("blocked: %s changed during this session; files there decide what Pi loads or what git runs, and an agent's command may have written them; look at the change yourself (git status, ls -la), undo what you did not make, then start a new session", strings.Join(ch, ", "))}, true
 	}
 	if c.ToolName == "powershell" {
 		// Pi's PowerShell tool runs a shell piagent does not confine.
 		return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
-			Reason: "piagent: blocked: the powershell tool runs outside piagent's sandbox; use bash, which runs confined"}, true
+			Reason: "blocked: the powershell tool runs outside piagent's sandbox; use bash, which runs confined"}, true
 	}
 	if c.ToolName == "bash" && snap.Policy().Sandbox() == policy.SandboxRequired {
 		if st := en.sandboxStatus(); st.Mechanism == "" {
 			return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
-				Reason: "piagent: blocked: your policy requires the sandbox for every command and none applies here: " + st.Missing + "; see 'piagent sandbox status', or set \"sandbox\": \"auto\" in ~/.pi/piagent-policy.json"}, true
+				Reason: "blocked: your policy requires the sandbox for every command and none applies here: " + st.Missing + "; see 'piagent sandbox status', or set \"sandbox\": \"auto\" in ~/.pi/piagent-policy.json"}, true
 		}
 	}
 	return guard.Decision{}, false

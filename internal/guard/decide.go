@@ -70,7 +70,7 @@ func (s *Snapshot) mcp(c Call) Decision {
 	}
 	if s.opts.AdapterPath != "" && c.SourcePath == s.opts.AdapterPath {
 		return Decision{Action: Block, Code: CodeUnknownMCP,
-			Reason: fmt.Sprintf("piagent: %s is an MCP tool whose server cannot be told from its name, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", c.ToolName)}
+			Reason: fmt.Sprintf("%s is an MCP tool whose server cannot be told from its name, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", c.ToolName)}
 	}
 	return allow
 }
@@ -92,7 +92,7 @@ func (s *Snapshot) builtinTool(name string) Decision {
 	owners := toolname.OwnersOfBuiltin(name, s.names)
 	if len(owners) == 0 {
 		return Decision{Action: Block, Code: CodeUnknownMCP,
-			Reason: fmt.Sprintf("piagent: %s looks like an MCP tool of Pi's built-in client, but it names no server piagent knows, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", name)}
+			Reason: fmt.Sprintf("%s looks like an MCP tool of Pi's built-in client, but it names no server piagent knows, so its approval cannot be checked; run 'piagent-mcp doctor' in a terminal", name)}
 	}
 	return s.anyOwner(owners, name, "tool "+name, fmt.Sprintf("servers whose tools Pi could name %s", name))
 }
@@ -133,7 +133,7 @@ func (s *Snapshot) fullBlock() Decision {
 		}
 	}
 	return Decision{Action: Block, Code: CodeFullBlock, Fix: fix,
-		Reason: "piagent: every tool call is blocked: " + strings.Join(parts, "; ") + "; " + fix + ", then check with 'piagent-mcp doctor' in a terminal"}
+		Reason: "every tool call is blocked: " + strings.Join(parts, "; ") + "; " + fix + ", then check with 'piagent-mcp doctor' in a terminal"}
 }
 
 // server decides a call that reaches one named server.
@@ -162,7 +162,7 @@ func (s *Snapshot) serverTool(name, called, via string) Decision {
 	}
 	fix := "piagent-mcp approve " + name + " --tools"
 	return Decision{Action: Block, Code: CodeCatalogue, Server: name, State: state, Fix: fix,
-		Reason: fmt.Sprintf("piagent: MCP server %s is %s: %s, so %s is blocked; a person can review it with 'piagent-mcp get %s' and accept it with '%s' in a terminal", name, state, why, via, name, fix)}
+		Reason: fmt.Sprintf("MCP server %s is %s: %s, so %s is blocked; a person can review it with 'piagent-mcp get %s' and accept it with '%s' in a terminal", name, state, why, via, name, fix)}
 }
 
 // originalTool is the server's own name of the tool a call names: as is,
@@ -192,7 +192,7 @@ func blockFor(srv *gate.Server, via string) Decision {
 		how = "; a person can run '" + fix + "' in a terminal, or use /piagent-mcp in Pi"
 	}
 	return Decision{Action: Block, Code: CodeServer, Server: srv.Name, State: srv.State, Fix: fix,
-		Reason: fmt.Sprintf("piagent: MCP server %s is %s (%s), so %s is blocked%s", srv.Name, srv.State, srv.Reason, via, how)}
+		Reason: fmt.Sprintf("MCP server %s is %s (%s), so %s is blocked%s", srv.Name, srv.State, srv.Reason, via, how)}
 }
 
 // proxy decides a call of the mcp proxy tool, mode by mode in the adapter's
@@ -212,7 +212,7 @@ func (s *Snapshot) proxy(in map[string]any) Decision {
 		}
 		fix := fmt.Sprintf("piagent-mcp add %s --url %s", name, url)
 		return Decision{Action: Block, Code: CodeInstall, Server: server, Fix: fix,
-			Reason: "piagent: mcp install is blocked: a tool call must not add a server to your configuration; a person can run '" + fix + "' in a terminal"}
+			Reason: "mcp install is blocked: a tool call must not add a server to your configuration; a person can run '" + fix + "' in a terminal"}
 	case "auth-start", "auth-complete":
 		if server != "" {
 			return s.server(server, "signing in to it")
@@ -254,7 +254,7 @@ func (s *Snapshot) directTool(name string) (Decision, bool) {
 	for _, o := range owners {
 		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
 			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: srv.Fix.String(),
-				Reason: fmt.Sprintf("piagent: direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with '%s' in a terminal",
+				Reason: fmt.Sprintf("direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with '%s' in a terminal",
 					name, strings.Join(owners, " or "), o, srv.State, srv.Fix)}, true
 		}
 	}

@@ -66,7 +66,7 @@ func (in *Inspection) Self(g Guarded) (d Decision, stop bool) {
 
 func selfBlock(what string) Decision {
 	return Decision{Action: ActionBlock, Code: CodeSelf,
-		Reason: "piagent: blocked: " + what + "; approvals and MCP configuration are a person's decision, so an agent's tool call cannot make them; run the command yourself in a terminal, or use /piagent-mcp in Pi"}
+		Reason: "blocked: " + what + "; approvals and MCP configuration are a person's decision, so an agent's tool call cannot make them; run the command yourself in a terminal, or use /piagent-mcp in Pi"}
 }
 
 // selfShell stops a shell command that runs a piagent subcommand that
@@ -79,7 +79,7 @@ func (in *Inspection) selfShell(g Guarded, cmd string) (Decision, bool) {
 	a, err := in.parse(cmd)
 	if err != nil {
 		return Decision{Action: ActionBlock, Code: CodeSelfParse,
-			Reason: "piagent: blocked: the shell command cannot be parsed (" + err.Error() + "), so what it runs cannot be checked"}, true
+			Reason: "blocked: the shell command cannot be parsed (" + err.Error() + "), so what it runs cannot be checked"}, true
 	}
 	for _, f := range shell.GateSelf(a, shell.Context{Home: g.Home, Cwd: g.Cwd, ProjectRoot: g.Cwd}) {
 		return selfBlock(fmt.Sprintf("the command runs %s", f.Command)), true
