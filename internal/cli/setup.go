@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -34,11 +33,7 @@ const (
 	piPackageTimeout = 10 * time.Minute
 )
 
-type toolJSON struct {
-	Path    string `json:"path"`
-	Version string `json:"version,omitempty"`
-	Via     string `json:"via,omitempty"` // PIAGENT_PI, PIAGENT_BIN, PATH, shebang
-}
+type toolJSON = setup.Tool
 
 type actionJSON struct {
 	setup.Action
@@ -188,65 +183,13 @@ func (p *probe) findPi(a *app) {
 	if a.env.Getenv("PIAGENT_PI") != "" {
 		via = "PIAGENT_PI"
 	}
-	p.pi = &toolJSON{Path: path, Via: via}
-	// The Node that runs Pi: the one its shebang names, when it is a Node script.
-	if head, err := readHead(path, 512); err == nil {
-		if prog, viaEnv, ok := setup.Shebang(head); ok && setup.UsesNode(prog) {
-			node, nvia := prog, "shebang"
-			if viaEnv {
-				node, nvia = a.lookPath(prog), "PATH"
-			}
-			if node == "" {
-				p.problems = append(p.problems, setup.Problem{Code: "node-missing",
-					Reason: fmt.Sprintf("Pi (%s) runs with %s, which is not on PATH", path, prog),
-					Fix:    fmt.Sprintf("install Node %s or later and put it on PATH", setup.MinNode)})
-			} else {
-				p.node = &toolJSON{Path: node, Via: nvia}
-				out, err := a.output(node, "--version")
-				if err != nil {
-					p.problems = append(p.problems, setup.Problem{Code: "node-version",
-						Reason: fmt.Sprintf("%s --version failed: %v", node, err), Fix: "check the Node installation"})
-				} else {
-					v, prob := setup.CheckNode(out)
-					p.node.Version = v.String()
-					if prob != nil {
-						p.problems = append(p.problems, *prob)
-					}
-				}
-			}
-		}
-	}
-	out, err := a.output(path, "--version")
-	if err != nil {
-		// An old Node makes Pi itself fail; that problem is already named.
-		if len(p.problems) == 0 {
-			p.problems = append(p.problems, setup.Problem{Code: "pi-version",
-				Reason: fmt.Sprintf("%s --version failed: %v", path, err), Fix: "check that Pi starts: pi --version"})
-		}
-		return
-	}
-	v, prob := setup.CheckPi(out)
-	if prob == nil || prob.Code == "pi-old" {
-		p.pi.Version = v.String()
-	}
-	if prob != nil {
-		p.problems = append(p.problems, *prob)
-	}
+	pi, node, probs := setup.ProbePi(a.machine(), toolJSON{Path: path, Via: via})
+	p.pi, p.node = &pi, node
+	p.problems = append(p.problems, probs...)
 }
 
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	m, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:m], nil
-}
+// machine is what setup's probing may ask of this machine.
+func (a *app) machine() setup.Machine { return setup.RealMachine(a.output, a.lookPath) }
 
 // resolveProgram is a program named by a variable: a path (relative to the
 // working directory) or a name looked up on PATH; "" when not executable.
@@ -326,41 +269,6 @@ func extensionFilesToWrite(dir string) []string {
 	return out
 }
 
-// npmProblems: Pi 0.86 installs a user's npm packages with
-// `npm install --prefix <agentDir>/npm`, not into npm's global prefix, so
-// that folder is the one that must be writable, and npm must be on PATH.
-func (a *app) npmProblems(agentDir string) []setup.Problem {
-	var out []setup.Problem
-	if a.lookPath("npm") == "" {
-		out = append(out, setup.Problem{Code: "npm-missing",
-			Reason: "Pi installs npm packages with npm, which is not on PATH",
-			Fix:    "install npm (it ships with Node) and put it on PATH"})
-	}
-	root := filepath.Join(agentDir, "npm")
-	dir := root
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	f, err := os.CreateTemp(dir, ".piagent-write-test-*")
-	if err != nil {
-		out = append(out, setup.Problem{Code: "npm-root",
-			Reason: fmt.Sprintf("Pi installs npm packages into %s, and %s is not writable: %v", root, dir, unwrapPathErr(err)),
-			Fix: fmt.Sprintf("make %s yours (sudo chown -R \"$USER\" %s), or point %s at a folder you own",
-				dir, dir, paths.AgentDirVar(a.env.Getenv))})
-		return out
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return out
-}
-
 // seedPreset applies a preset to the global scope exactly as
 // `piagent mcp --preset NAME --scope global --replace` does, through the
 // same code, and returns its JSON answer instead of printing it.
@@ -402,7 +310,7 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 	pre := p.problems
 	for _, act := range plan.Actions {
 		if _, _, ok := setup.ParseNPM(act.Source); ok {
-			pre = append(pre, a.npmProblems(p.where.AgentDir)...)
+			pre = append(pre, setup.NPMProblems(a.machine(), p.where.AgentDir, paths.AgentDirVar(a.env.Getenv))...)
 			break
 		}
 	}
@@ -910,19 +818,7 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 			Reason: "piagent is not on PATH; the extension runs it and blocks every tool call without it",
 			Fix:    "add the folder go install wrote to PATH (export PATH=\"$(go env GOPATH)/bin:$PATH\"), or set PIAGENT_BIN"})
 	}
-	if tool != nil {
-		if o, err := a.output(tool.Path, "version"); err == nil {
-			if f := strings.Fields(o); len(f) >= 2 {
-				tool.Version = f[1]
-			}
-		}
-		if tool.Version != Version {
-			probs = append(probs, setup.Problem{Code: "piagent-version",
-				Reason: fmt.Sprintf("the extension will run %s, version %s; this extension is %s", tool.Path, orDash(tool.Version), Version),
-				Fix:    "put the matching piagent first on PATH (or set PIAGENT_BIN), then run 'piagent setup'"})
-		}
-	}
-	return tool, probs
+	return tool, append(probs, setup.PiagentProblem(a.machine(), tool, Version)...)
 }
 
 // lookPath finds name on this invocation's PATH (not the process's own).
