@@ -413,7 +413,7 @@ func (a *app) addCommand() *cobra.Command {
 			out.Action = "replace"
 		}
 		out.File, out.Changed = res.Path, res.Changed
-		return a.finishWrite(c, &out, res, []string{req.Name}, *asJSON)
+		return a.finishWrite(project, &out, res, []string{req.Name}, *asJSON)
 	})
 	return c
 }
@@ -421,7 +421,7 @@ func (a *app) addCommand() *cobra.Command {
 // finishWrite reports a write: the scope and file, the approval a repository
 // scope records for what the person just wrote, notes about higher layers,
 // and what the servers still need (stderr).
-func (a *app) finishWrite(c *cobra.Command, out *writeResultJSON, res mcpedit.Result, written []string, asJSON bool) error {
+func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Result, written []string, asJSON bool) error {
 	w := a.env.Stdout
 	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
 	if out.DryRun {
@@ -444,7 +444,7 @@ func (a *app) finishWrite(c *cobra.Command, out *writeResultJSON, res mcpedit.Re
 		return a.writeJSON(out)
 	}
 	var approveErr error
-	g, err := a.gate(c)
+	g, err := a.gateAt(project)
 	if err == nil && res.Changed {
 		for _, name := range written {
 			ok, note, err := a.approveWritten(g, name, res.Path)

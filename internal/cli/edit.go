@@ -106,7 +106,7 @@ func (a *app) editCommand(verb string) *cobra.Command {
 			return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), *asJSON)
 		}
 		if *dryRun {
-			return a.finishWrite(c, &out, res, nil, *asJSON)
+			return a.finishWrite(project, &out, res, nil, *asJSON)
 		}
 		if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) {
 			dropped, err := a.dropDecision(g.Project, s.Name)

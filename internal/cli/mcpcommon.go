@@ -50,6 +50,11 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	return a.gateAt(dir)
+}
+
+// gateAt computes the gate for the project at dir.
+func (a *app) gateAt(dir string) (*gate.Gate, error) {
 	if a.env.Home == "" {
 		return nil, refused(paths.ErrNoHome)
 	}

@@ -57,7 +57,11 @@ func (a *app) presetFlags(c *cobra.Command) {
 		case *list:
 			return a.listPresets(*asJSON)
 		case *name != "":
-			return a.applyPreset(c, *name, *scope, *replace, *dryRun, *asJSON)
+			project, err := a.projectDir(c)
+			if err != nil {
+				return err
+			}
+			return a.applyPreset(presetOptions{Name: *name, Scope: *scope, Project: project, Replace: *replace, DryRun: *dryRun, JSON: *asJSON})
 		}
 		for _, f := range []string{"scope", "replace", "dry-run", "json"} {
 			if c.Flags().Changed(f) {
@@ -118,20 +122,26 @@ func (a *app) listPresets(asJSON bool) error {
 // lacks is added; one already there is kept unless replace restores the
 // baseline; no other server is touched. Settings are written only where
 // the file leaves them unset.
-func (a *app) applyPreset(c *cobra.Command, name, scope string, replace, dryRun, asJSON bool) error {
+// presetOptions are the inputs of applyPreset: `mcp --preset` and setup's seeding.
+type presetOptions struct {
+	Name, Scope string
+	Project     string // absolute
+	Replace     bool   // restore the preset's servers to their pinned baselines
+	DryRun      bool
+	JSON        bool
+}
+
+func (a *app) applyPreset(o presetOptions) error {
+	name, scope, project, replace, dryRun, asJSON := o.Name, o.Scope, o.Project, o.Replace, o.DryRun, o.JSON
 	p, ok := preset.Get(name)
 	if !ok {
 		return usageErr(fmt.Errorf("no preset named %q", name), "presets: "+strings.Join(preset.Names(), ", "))
-	}
-	project, err := a.projectDir(c)
-	if err != nil {
-		return err
 	}
 	sf, err := a.scopeFile(scope, project)
 	if err != nil {
 		return err
 	}
-	g, err := a.gate(c)
+	g, err := a.gateAt(project)
 	if err != nil {
 		return err
 	}
@@ -197,5 +207,5 @@ func (a *app) applyPreset(c *cobra.Command, name, scope string, replace, dryRun,
 			fmt.Fprintln(w, "no change")
 		}
 	}
-	return a.finishWrite(c, &out, res, written, asJSON)
+	return a.finishWrite(project, &out, res, written, asJSON)
 }

@@ -123,7 +123,7 @@ func (a *app) setupCommand() *cobra.Command {
 		if _, ok := preset.Get(*presetName); !ok {
 			return usageErr(fmt.Errorf("no preset named %q", *presetName), "presets: "+strings.Join(preset.Names(), ", "))
 		}
-		return a.setup(c, *presetName, *noMCP, *dryRun, *asJSON)
+		return a.setup(setupOptions{Preset: *presetName, NoMCP: *noMCP, DryRun: *dryRun, JSON: *asJSON})
 	})
 	return c
 }
@@ -272,11 +272,11 @@ func extensionFilesToWrite(dir string) []string {
 // seedPreset applies a preset to the global scope exactly as
 // `piagent mcp --preset NAME --scope global --replace` does, through the
 // same code, and returns its JSON answer instead of printing it.
-func (a *app) seedPreset(c *cobra.Command, name string, dryRun bool) (*writeResultJSON, error) {
+func (a *app) seedPreset(name string, dryRun bool) (*writeResultJSON, error) {
 	var buf bytes.Buffer
 	sub := *a
 	sub.env.Stdout = &buf
-	err := sub.applyPreset(c, name, mcpconfig.ScopeGlobal, true, dryRun, true)
+	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true})
 	var out writeResultJSON
 	if buf.Len() > 0 {
 		if jerr := json.Unmarshal(buf.Bytes(), &out); jerr != nil && err == nil {
@@ -286,7 +286,16 @@ func (a *app) seedPreset(c *cobra.Command, name string, dryRun bool) (*writeResu
 	return &out, err
 }
 
-func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON bool) error {
+// setupOptions are setup's inputs.
+type setupOptions struct {
+	Preset string // the MCP preset to seed
+	NoMCP  bool   // the extension alone: no adapter, no preset
+	DryRun bool
+	JSON   bool
+}
+
+func (a *app) setup(o setupOptions) error {
+	presetName, noMCP, dryRun, asJSON := o.Preset, o.NoMCP, o.DryRun, o.JSON
 	p, err := a.probe()
 	if err != nil {
 		return err
@@ -335,7 +344,7 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 
 	if dryRun {
 		if !noMCP {
-			res, err := a.seedPreset(c, presetName, true)
+			res, err := a.seedPreset(presetName, true)
 			if err != nil {
 				return err
 			}
@@ -397,7 +406,7 @@ func (a *app) setup(c *cobra.Command, presetName string, noMCP, dryRun, asJSON b
 		}
 	}
 	if !noMCP {
-		res, err := a.seedPreset(c, presetName, false)
+		res, err := a.seedPreset(presetName, false)
 		if res != nil {
 			out.Preset = res
 			out.Needs = res.Needs
@@ -643,12 +652,20 @@ func (a *app) uninstallCommand() *cobra.Command {
 		if *yes && !*purge {
 			return usagef("--yes goes with --purge")
 		}
-		return a.uninstall(c, *purge, *yes, *asJSON)
+		return a.uninstall(uninstallOptions{Purge: *purge, Yes: *yes, JSON: *asJSON})
 	})
 	return c
 }
 
-func (a *app) uninstall(c *cobra.Command, purge, yes, asJSON bool) error {
+// uninstallOptions are uninstall's inputs.
+type uninstallOptions struct {
+	Purge bool // also delete piagent's own state
+	Yes   bool // no question asked
+	JSON  bool
+}
+
+func (a *app) uninstall(o uninstallOptions) error {
+	purge, yes, asJSON := o.Purge, o.Yes, o.JSON
 	p, err := a.probe()
 	if err != nil {
 		return err
