@@ -354,12 +354,6 @@ func (a *app) setup(o setupOptions) error {
 		old, _ := os.ReadFile(out.Record)
 		out.RecordChanged = !bytes.Equal(old, next.Encode())
 		out.Changed = len(out.Actions) > 0 || len(out.ExtensionFile) > 0 || out.RecordChanged || (out.Preset != nil && out.Preset.Changed)
-		if !dryRun {
-			// What --check would flag, plain setup says too: a setup that
-			// leaves the extension without its piagent is not done.
-			_, probs := a.piagentForExtension()
-			out.Problems = append(out.Problems, probs...)
-		}
 		if asJSON {
 			return a.writeJSON(out)
 		}
@@ -420,12 +414,10 @@ func (a *app) setup(o setupOptions) error {
 		return refused(fmt.Errorf("cannot write %s: %w", out.Record, err))
 	}
 	out.Changed = len(out.Actions) > 0 || len(out.ExtensionFile) > 0 || out.RecordChanged || (out.Preset != nil && out.Preset.Changed)
-	if !dryRun {
-		// What --check would flag, plain setup says too: a setup that
-		// leaves the extension without its piagent is not done.
-		_, probs := a.piagentForExtension()
-		out.Problems = append(out.Problems, probs...)
-	}
+	// What --check would flag, plain setup says too: a setup that leaves
+	// the extension without its piagent is not done.
+	_, probs := a.piagentForExtension()
+	out.Problems = append(out.Problems, probs...)
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err

@@ -34,8 +34,8 @@ type Input struct {
 	// optional API key); nil means none.
 	Optional func(server string) []string
 
-	onPath   map[string]bool // PATH lookups made so far, by command name
-	treePins []string        // folders pinned whole
+	onPath   map[[2]string]bool // PATH lookups made so far, by command name and folder
+	treePins []string           // folders pinned whole
 }
 
 func (in *Input) getenv(k string) string {
@@ -347,13 +347,13 @@ func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
 		return cmd, true
 	}
 	dir := in.baseDir(e)
-	key := cmd + "\x00" + dir
+	key := [2]string{cmd, dir}
 	if found, ok := in.onPath[key]; ok {
 		return cmd, !found
 	}
 	found := paths.LookPath(cmd, in.getenv("PATH"), dir, in.FS.Stat) != ""
 	if in.onPath == nil {
-		in.onPath = map[string]bool{}
+		in.onPath = map[[2]string]bool{}
 	}
 	in.onPath[key] = found
 	return cmd, !found

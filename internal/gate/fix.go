@@ -19,16 +19,17 @@ type Fix struct {
 	prog   string // For's program; "" is piagent-mcp
 }
 
-// Step is one piagent-mcp subcommand with its arguments.
+// Step is one piagent-mcp subcommand with its arguments (space-separated
+// server names).
 type Step struct {
 	Sub  string
-	Args []string
+	Args string
 }
 
 // run is a fix of piagent-mcp subcommands alone.
 func run(steps ...Step) Fix { return Fix{Steps: steps} }
 
-func step(sub string, args ...string) Step { return Step{Sub: sub, Args: args} }
+func step(sub string, args ...string) Step { return Step{Sub: sub, Args: strings.Join(args, " ")} }
 
 // IsZero reports an empty fix (nothing to do).
 func (f Fix) IsZero() bool { return f.Text == "" && len(f.Steps) == 0 && f.Note == "" }
@@ -48,9 +49,12 @@ func (f Fix) Render(prog string) string {
 		if f.Quoted {
 			b.WriteByte('\'')
 		}
-		b.WriteString(prog + " " + s.Sub)
-		for _, a := range s.Args {
-			b.WriteString(" " + a)
+		b.WriteString(prog)
+		b.WriteString(" ")
+		b.WriteString(s.Sub)
+		if s.Args != "" {
+			b.WriteString(" ")
+			b.WriteString(s.Args)
 		}
 		if f.Quoted {
 			b.WriteByte('\'')

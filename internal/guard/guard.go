@@ -6,6 +6,8 @@
 // needs, built once per gate state.
 package guard
 
+import "github.com/piagent/piagent/internal/policy"
+
 // Actions a Decision can carry.
 const (
 	Allow   = "allow"
@@ -24,8 +26,8 @@ const (
 	CodeScript     = "mcp-script"          // mcpScript while a server is unapproved
 	CodeUnknownMCP = "unknown-mcp-tool"    // an adapter tool whose server cannot be told
 	CodeCatalogue  = "catalogue-changed"   // the server's tools changed since pinned, or hide content
-	CodeSelf       = "gate-self"           // the call would make or change a decision or configuration
-	CodeShellParse = "shell-parse"         // a shell command that cannot be parsed
+	CodeSelf       = policy.CodeSelf       // the call would make or change a decision or configuration
+	CodeShellParse = policy.CodeSelfParse  // a shell command that cannot be parsed
 )
 
 // Call is one tool call as Pi's tool_call event carries it.

@@ -6,7 +6,7 @@ import "github.com/piagent/piagent/internal/policy"
 // the call's inspection, against this snapshot's registry. It reports
 // stop=true with the decision when the call is stopped.
 func (s *Snapshot) self(in *policy.Inspection) (Decision, bool) {
-	d, stop := in.Self(policy.Guarded{Reg: s.reg, Home: s.home, Cwd: s.cwd, Resolve: s.opts.Resolve})
+	d, stop := in.Self(&s.guarded)
 	if !stop {
 		return Decision{}, false
 	}

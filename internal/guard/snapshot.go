@@ -47,6 +47,7 @@ type Snapshot struct {
 	direct  bool                    // some server has direct tools
 	script  *gate.Server            // the first enabled server that is not approved, for mcpScript
 	reg     *registry.Set           // what no call may write: the registry
+	guarded policy.Guarded          // the registry, for the self-protection
 	cwd     string
 	home    string
 }
@@ -90,6 +91,7 @@ func NewSnapshot(g *gate.Gate, o Options) *Snapshot {
 		reg = g.Registry(o.Binaries, o.Protected)
 	}
 	s.reg = registry.NewSet(reg)
+	s.guarded = policy.Guarded{Reg: s.reg, Home: s.home, Cwd: s.cwd, Resolve: o.Resolve}
 	return s
 }
 

@@ -108,9 +108,10 @@ const (
 	CodeShipConfirm         = "ship-confirm"
 )
 
-// readTools are the tools whose calls only read, for which allowReadPaths
-// lifts the protection.
-func isReadTool(name string) bool {
+// ReadOnlyTool reports Pi's tools whose calls only read: the gate's
+// self-protection lets them be, and allowReadPaths lifts the protection
+// for them.
+func ReadOnlyTool(name string) bool {
 	switch name {
 	case "read", "grep", "find", "ls":
 		return true
@@ -200,7 +201,7 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 			Reason: fmt.Sprintf("tool input is nested deeper than %d levels at %s; piagent cannot inspect it, so the call is blocked", MaxInspectionDepth, x.tooDeep)}
 	}
 	hs := homeSegs(f.Home)
-	exemptRead := isReadTool(call.ToolName)
+	exemptRead := ReadOnlyTool(call.ToolName)
 	for _, c := range x.cands {
 		for _, v := range variants(c.value) {
 			if pat, ok := p.protectedHit(v, f, hs, exemptRead, false); ok {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/piagent/piagent/internal/shell"
@@ -23,6 +24,12 @@ type parsed struct {
 
 // Inspect starts the inspection of one call.
 func Inspect(c Call) *Inspection { return &Inspection{Call: c} }
+
+// Walk walks the input now, for every layer that follows: a caller that
+// will ask the tool policy calls it before Self, so that the one walk
+// serves both. Without it, Self looks at the input's strings without
+// keeping anything (the gate alone, no policy).
+func (in *Inspection) Walk() { in.extraction() }
 
 // extraction is the input walked, once.
 func (in *Inspection) extraction() *extraction {
@@ -53,11 +60,58 @@ func (in *Inspection) command() (string, bool) {
 	return cmd, ok
 }
 
-// strings are every string value in the input, for the self-protection's
+// addString keeps a string value of the input for the self-protection's
 // look at tools it does not know: any of them could name a file the tool
-// writes. A value with a line break, or longer than 4 KiB, is content.
+// writes (pathLike).
 func (x *extraction) addString(s string) {
-	if len(s) < 4096 && !strings.Contains(s, "\n") {
+	if pathLike(s) {
 		x.strs = append(x.strs, s)
 	}
+}
+
+// pathLike reports whether a string value could name a file: a value with
+// a line break, or longer than 4 KiB, is content.
+func pathLike(s string) bool { return len(s) < 4096 && !strings.Contains(s, "\n") }
+
+// firstProtected finds the first path-like string value in v (found under
+// key, depth containers deep; the input object is depth 1) that names a
+// guarded file, without keeping anything; deep is set when v nests deeper
+// than MaxInspectionDepth. It sees the strings extract keeps in strs.
+func (g *Guarded) firstProtected(key string, v any, depth int) (hit string, found, deep bool) {
+	switch t := v.(type) {
+	case string:
+		if pathLike(t) {
+			if hit, found = g.isProtected(t); found {
+				return hit, true, false
+			}
+		}
+		if contentFields[key] {
+			return "", false, false
+		}
+		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
+			var inner any
+			if json.Unmarshal([]byte(s), &inner) == nil {
+				return g.firstProtected(key, inner, depth+1)
+			}
+		}
+	case map[string]any:
+		if depth+1 > MaxInspectionDepth {
+			return "", false, true
+		}
+		for k, e := range t {
+			if hit, found, deep = g.firstProtected(k, e, depth+1); found || deep {
+				return hit, found, deep
+			}
+		}
+	case []any:
+		if depth+1 > MaxInspectionDepth {
+			return "", false, true
+		}
+		for _, e := range t {
+			if hit, found, deep = g.firstProtected(key, e, depth+1); found || deep {
+				return hit, found, deep
+			}
+		}
+	}
+	return "", false, false
 }

@@ -32,11 +32,12 @@ type Guarded struct {
 // decision: consent is a person's act, so no tool call may record or change
 // a decision, or write a file that decides what runs. stop is true when the
 // call is stopped. It needs no loaded policy: it holds with none.
-func (in *Inspection) Self(g Guarded) (d Decision, stop bool) {
+func (in *Inspection) Self(g *Guarded) (d Decision, stop bool) {
 	c := in.Call
-	switch c.ToolName {
-	case "read", "grep", "find", "ls":
+	if ReadOnlyTool(c.ToolName) {
 		return Decision{}, false // reading the gate's state is fine
+	}
+	switch c.ToolName {
 	case "bash":
 		cmd, _ := in.command()
 		return in.selfShell(g, cmd)
@@ -48,15 +49,25 @@ func (in *Inspection) Self(g Guarded) (d Decision, stop bool) {
 		return Decision{}, false
 	}
 	// Any other tool (custom or MCP): a string naming a guarded file could
-	// be a write.
-	x := in.extraction()
-	if x.tooDeep != "" {
-		return selfBlock(fmt.Sprintf("%s names input nested too deeply to inspect", c.ToolName)), true
-	}
-	for _, s := range x.strs {
-		if f, hit := g.isProtected(s); hit {
-			return selfBlock(fmt.Sprintf("%s names %s", c.ToolName, f)), true
+	// be a write. The walk the policy will read when there is one (Walk),
+	// else a look that keeps nothing.
+	var hit string
+	found, deep := false, false
+	if x := in.x; x != nil {
+		deep = x.tooDeep != ""
+		for _, s := range x.strs {
+			if hit, found = g.isProtected(s); found {
+				break
+			}
 		}
+	} else {
+		hit, found, deep = g.firstProtected("", any(c.Input), 0)
+	}
+	switch {
+	case found:
+		return selfBlock(fmt.Sprintf("%s names %s", c.ToolName, hit)), true
+	case deep:
+		return selfBlock(fmt.Sprintf("%s names input nested too deeply to inspect", c.ToolName)), true
 	}
 	if cmd, ok := in.command(); ok && strings.Contains(cmd, "piagent") {
 		return in.selfShell(g, cmd)
@@ -72,7 +83,7 @@ func selfBlock(what string) Decision {
 // selfShell stops a shell command that runs a piagent subcommand that
 // changes decisions or configuration, or writes a guarded file. A command
 // that cannot be parsed is stopped: what it runs is unknown.
-func (in *Inspection) selfShell(g Guarded, cmd string) (Decision, bool) {
+func (in *Inspection) selfShell(g *Guarded, cmd string) (Decision, bool) {
 	if cmd == "" {
 		return Decision{}, false
 	}
@@ -122,13 +133,13 @@ func (in *Inspection) selfShell(g Guarded, cmd string) (Decision, bool) {
 // cwd, with ~) would touch a registered file. Both the literal and the
 // resolved form are checked, case-insensitively for the base name's sake on
 // case-folding file systems.
-func (g Guarded) isProtected(p string) (string, bool) {
+func (g *Guarded) isProtected(p string) (string, bool) {
 	return g.check(p, g.Reg.Match)
 }
 
 // holdsProtected reports whether p is, lies beneath, or holds a registered
 // path: replacing, renaming or removing p changes it.
-func (g Guarded) holdsProtected(p string) (string, bool) {
+func (g *Guarded) holdsProtected(p string) (string, bool) {
 	return g.check(p, func(a string) (string, bool) {
 		if f, ok := g.Reg.Match(a); ok {
 			return f, true
@@ -137,7 +148,7 @@ func (g Guarded) holdsProtected(p string) (string, bool) {
 	})
 }
 
-func (g Guarded) check(p string, match func(string) (string, bool)) (string, bool) {
+func (g *Guarded) check(p string, match func(string) (string, bool)) (string, bool) {
 	// Every registered path has a slash, a dot or starts with ~; a bare word
 	// cannot name one, and most tool arguments are bare words.
 	if p == "" || !strings.ContainsAny(p, "./~") {
