@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Writes returns every path the command line may write: output
@@ -347,7 +348,84 @@ func codeLiterals(code Word) []Word {
 }
 
 func commandIO(c *Command, s *sink) {
-	for _, r := range c.Redirects {
+	redirectIO(c.Redirects, s)
+	if len(c.Argv) == 0 {
+		return
+	}
+	if c.Argv[0].Dynamic {
+		unknownIO(c.Argv[1:], s)
+		return
+	}
+	name := progName(c.Argv[0].Lit)
+	args := c.Argv[1:]
+	if spec, ok := catLike[name]; ok {
+		catIO(name, spec, args, s)
+		return
+	}
+	if o, ok := grepLike[name]; ok {
+		grepIO(name, o, args, s)
+		return
+	}
+	for _, code := range codeArgs(c) {
+		s.both(codeLiterals(code)...)
+	}
+	if io, ok := programIO()[name]; ok {
+		io(name, args, s)
+		return
+	}
+	_, interpreter := interpreters[name]
+	switch {
+	case noIO[name]:
+	case interpreter:
+		interpreterIO(c, name, args, s)
+	case shells[name]:
+		_, pos := parseGNU(args, opts{plus: true, long: " rcfile init-file "})
+		if len(pos) > 0 {
+			s.read(pos[0])
+			unknownIO(pos[1:], s)
+		}
+	default:
+		unknownIO(args, s)
+	}
+}
+
+// programIO are the programs whose reads and writes are read from their
+// arguments, each by its own rule: one hop from a program's name to what it
+// touches. (cat-like and grep-like programs are tables of their own.) Built
+// on first use: a command that reads no shell line pays nothing at start-up.
+var programIO = sync.OnceValue(func() map[string]func(name string, args []Word, s *sink) {
+	table := map[string]func(string, []Word, *sink){}
+	for names, io := range map[string]func(string, []Word, *sink){
+		"sed gsed":              func(_ string, args []Word, s *sink) { sedIO(args, s) },
+		"awk gawk mawk nawk":    awkIO,
+		"jq gojq jaq yq":        jqIO,
+		"source .":              sourceIO,
+		"cp mv install ln link": copyIO,
+		"rsync scp":             rsyncIO,
+		"dd":                    ddIO,
+		"tee":                   teeIO,
+		"chmod chown chgrp":     permIO,
+		"curl":                  func(_ string, args []Word, s *sink) { curlIO(args, s) },
+		"wget":                  func(_ string, args []Word, s *sink) { wgetIO(args, s) },
+		"tar bsdtar gtar":       func(_ string, args []Word, s *sink) { tarIO(args, s) },
+		"zip":                   zipIO,
+		"unzip":                 unzipIO,
+		"git":                   func(_ string, args []Word, s *sink) { gitIO(args, s) },
+		"find":                  findIO,
+		"openssl":               opensslIO,
+		"patch":                 patchIO,
+		"truncate touch mkdir rmdir rm unlink shred srm trash trash-put mkfifo mknod": fileOpIO,
+	} {
+		for _, n := range strings.Fields(names) {
+			table[n] = io
+		}
+	}
+	return table
+})
+
+// redirectIO reads a command's redirections.
+func redirectIO(redirects []Redirect, s *sink) {
+	for _, r := range redirects {
 		switch r.Op {
 		case ">", ">>", "&>", "&>>", ">|":
 			s.write(r.Target)
@@ -365,219 +443,210 @@ func commandIO(c *Command, s *sink) {
 			}
 		}
 	}
-	if len(c.Argv) == 0 {
-		return
-	}
-	if c.Argv[0].Dynamic {
-		unknownIO(c.Argv[1:], s)
-		return
-	}
-	name := progName(c.Argv[0].Lit)
-	args := c.Argv[1:]
-	if spec, ok := catLike[name]; ok {
-		flags, pos := parseGNU(args, opts{short: spec, long: " output lines bytes key field-separator "})
-		switch name {
-		case "sort", "iconv", "split", "csplit", "gpg", "sdiff", "basenc":
-			s.write(values(flags, "-o", "--output")...)
-		}
-		if name == "uniq" && len(pos) > 1 {
-			s.write(pos[1])
-			pos = pos[:1]
-		}
-		if name == "split" && len(pos) > 1 {
-			s.write(Word{Lit: pos[1].Lit + "*", Dynamic: true, Pattern: escapeLit(pos[1].Lit) + "*"})
-			pos = pos[:1]
-		}
-		s.read(pos...)
-		return
-	}
-	if o, ok := grepLike[name]; ok {
-		flags, pos := parseGNU(args, o)
-		s.read(values(flags, "-f", "--file", "--exclude-from", "--ignore-file")...)
-		if !has(flags, "-e", "--regexp", "-f", "--file") && len(pos) > 0 {
-			pos = pos[1:]
-		}
-		s.read(pos...)
-		// A recursive search reads every file below its folders.
-		recursive := name == "rg" || name == "ag" || name == "ack" || has(flags, "-r", "-R", "--recursive", "--dereference-recursive")
-		for _, v := range values(flags, "-d", "--directories") {
-			recursive = recursive || v.Lit == "recurse"
-		}
-		if recursive {
-			if len(pos) == 0 {
-				pos = []Word{{Lit: "."}}
-			}
-			visible := (name == "rg" || name == "ag") && !has(flags, "--hidden", "-u", "-uu", "-uuu", "--unrestricted", "-.", "--all-types") && !hasAny(args, "-uu", "-uuu", "-.")
-			for _, p := range pos {
-				if !p.Dynamic {
-					t := treeWord(p.Lit)
-					t.Visible = visible
-					s.read(t)
-				}
-			}
-		}
-		return
-	}
-	for _, code := range codeArgs(c) {
-		s.both(codeLiterals(code)...)
-	}
+}
+
+// catIO: programs that read their operands (cat, sort, head, …); some
+// write an output file too.
+func catIO(name, spec string, args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: spec, long: " output lines bytes key field-separator "})
 	switch name {
-	case "sed", "gsed":
-		sedIO(args, s)
-	case "awk", "gawk", "mawk", "nawk":
-		flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
-		s.read(values(flags, "-f", "--file")...)
-		if !has(flags, "-f", "--file", "--source") && len(pos) > 0 {
-			pos = pos[1:]
-		}
-		for _, p := range pos {
-			if !isAssignment(p) {
-				s.read(p)
-			}
-		}
-		if has(flags, "-i") {
-			for _, v := range values(flags, "-i") {
-				if v.Lit == "inplace" {
-					s.write(pos...)
-				}
-			}
-		}
-	case "jq", "gojq", "jaq", "yq":
-		jqIO(name, args, s)
-	case "source", ".":
-		if len(args) > 0 {
-			s.read(args[0])
-		}
-	case "cp", "mv", "install", "ln", "link":
-		copyIO(name, args, s)
-	case "rsync", "scp":
-		o := opts{short: "cFiJloPSe", long: " rsh exclude include exclude-from include-from files-from filter partial-dir temp-dir compare-dest copy-dest link-dest chmod chown usermap groupmap backup-dir suffix rsync-path log-file password-file "}
-		flags, pos := parseGNU(args, o)
-		s.read(values(flags, "--exclude-from", "--include-from", "--files-from", "--password-file", "-F", "-i")...)
-		if len(pos) > 0 {
-			s.write(pos[len(pos)-1])
-			s.tree(pos[len(pos)-1])
-			s.read(pos[:len(pos)-1]...)
-			if has(flags, "--remove-source-files") {
-				s.write(pos[:len(pos)-1]...)
-			}
-		}
-	case "dd":
-		for _, a := range args {
-			switch {
-			case strings.HasPrefix(a.Lit, "if="):
-				s.read(trimWord(a, "if="))
-			case strings.HasPrefix(a.Lit, "of="):
-				s.write(trimWord(a, "of="))
-			}
-		}
-	case "tee":
-		_, pos := parseGNU(args, opts{})
-		s.write(pos...)
-	case "truncate", "touch", "mkdir", "rmdir", "rm", "unlink", "shred", "srm", "trash", "trash-put", "mkfifo", "mknod":
-		o := map[string]string{"truncate": "sr", "touch": "dtr", "mkdir": "m", "shred": "ns", "mknod": "m", "mkfifo": "m"}[name]
-		flags, pos := parseGNU(args, opts{short: o, long: " size reference date mode iterations "})
-		s.read(values(flags, "-r", "--reference")...)
-		if name == "mknod" && len(pos) > 1 {
-			pos = pos[:1]
-		}
-		s.write(pos...)
-		switch name {
-		case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put":
-			s.tree(pos...)
-		}
-	case "chmod", "chown", "chgrp":
-		_, targets := permArgs(name, args)
-		s.write(targets...)
-	case "curl":
-		curlIO(args, s)
-	case "wget":
-		wgetIO(args, s)
-	case "tar", "bsdtar", "gtar":
-		tarIO(args, s)
-	case "zip":
-		flags, pos := parseGNU(args, opts{short: "bnOtTx"})
-		if len(pos) > 0 {
-			s.write(pos[0])
-			s.read(pos[1:]...)
-			if has(flags, "-r", "--recurse-paths") {
-				for _, p := range pos[1:] {
-					if !p.Dynamic {
-						s.read(treeWord(p.Lit))
-					}
-				}
-			}
-		}
-	case "unzip":
-		flags, pos := parseGNU(args, opts{short: "dxP"})
-		if len(pos) > 0 {
-			s.read(pos[0])
-		}
-		if !has(flags, "-p", "-l", "-t", "-v", "-Z") {
-			dir := "."
-			if d := values(flags, "-d"); len(d) > 0 && !d[0].Dynamic {
-				s.tree(d[0])
-				s.write(treeWord(d[0].Lit))
-			} else {
-				if len(d) > 0 {
-					dir = d[0].Lit
-					s.tree(d[0])
-				}
-				s.write(dirContents(dir))
-			}
-		}
-	case "git":
-		gitIO(args, s)
-	case "find":
-		// find prints names; its -exec commands are analysed on their own
-		for i := 0; i+1 < len(args); i++ {
-			switch args[i].Lit {
-			case "-fprint", "-fprint0", "-fls", "-fprintf":
-				s.write(args[i+1])
-			}
-		}
-	case "openssl":
-		for i := 0; i+1 < len(args); i++ {
-			switch args[i].Lit {
-			case "-in", "-inkey", "-key", "-kfile", "-CAfile", "-cert", "-passin", "-signkey", "-certfile":
-				s.read(trimWord(args[i+1], "file:"))
-				i++
-			case "-out":
-				s.write(args[i+1])
-				i++
-			}
-		}
-	case "patch":
-		flags, pos := parseGNU(args, opts{short: "iopBdDFrVYzg", long: " input output strip directory reject-file "})
-		s.read(values(flags, "-i", "--input")...)
+	case "sort", "iconv", "split", "csplit", "gpg", "sdiff", "basenc":
 		s.write(values(flags, "-o", "--output")...)
-		s.write(pos...)
-	default:
-		if noIO[name] {
-			return
-		}
-		if o, ok := interpreters[name]; ok {
-			flags, pos := parseGNU(args, o)
-			if name == "perl" && hasInPlace(args) {
-				s.write(pos...)
-			}
-			if len(codeArgs(c)) == 0 && !has(flags, "-m") && len(pos) > 0 {
-				s.read(pos[0])
-				pos = pos[1:]
-			}
-			unknownIO(pos, s)
-			return
-		}
-		if shells[name] {
-			_, pos := parseGNU(args, opts{plus: true, long: " rcfile init-file "})
-			if len(pos) > 0 {
-				s.read(pos[0])
-				unknownIO(pos[1:], s)
-			}
-			return
-		}
-		unknownIO(args, s)
 	}
+	if name == "uniq" && len(pos) > 1 {
+		s.write(pos[1])
+		pos = pos[:1]
+	}
+	if name == "split" && len(pos) > 1 {
+		s.write(Word{Lit: pos[1].Lit + "*", Dynamic: true, Pattern: escapeLit(pos[1].Lit) + "*"})
+		pos = pos[:1]
+	}
+	s.read(pos...)
+}
+
+// grepIO: searches read their files, and with -r every file below their
+// folders.
+func grepIO(name string, o opts, args []Word, s *sink) {
+	flags, pos := parseGNU(args, o)
+	s.read(values(flags, "-f", "--file", "--exclude-from", "--ignore-file")...)
+	if !has(flags, "-e", "--regexp", "-f", "--file") && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	s.read(pos...)
+	recursive := name == "rg" || name == "ag" || name == "ack" || has(flags, "-r", "-R", "--recursive", "--dereference-recursive")
+	for _, v := range values(flags, "-d", "--directories") {
+		recursive = recursive || v.Lit == "recurse"
+	}
+	if !recursive {
+		return
+	}
+	if len(pos) == 0 {
+		pos = []Word{{Lit: "."}}
+	}
+	visible := (name == "rg" || name == "ag") && !has(flags, "--hidden", "-u", "-uu", "-uuu", "--unrestricted", "-.", "--all-types") && !hasAny(args, "-uu", "-uuu", "-.")
+	for _, p := range pos {
+		if !p.Dynamic {
+			t := treeWord(p.Lit)
+			t.Visible = visible
+			s.read(t)
+		}
+	}
+}
+
+func awkIO(_ string, args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
+	s.read(values(flags, "-f", "--file")...)
+	if !has(flags, "-f", "--file", "--source") && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	for _, p := range pos {
+		if !isAssignment(p) {
+			s.read(p)
+		}
+	}
+	for _, v := range values(flags, "-i") {
+		if v.Lit == "inplace" {
+			s.write(pos...)
+		}
+	}
+}
+
+func sourceIO(_ string, args []Word, s *sink) {
+	if len(args) > 0 {
+		s.read(args[0])
+	}
+}
+
+func rsyncIO(_ string, args []Word, s *sink) {
+	o := opts{short: "cFiJloPSe", long: " rsh exclude include exclude-from include-from files-from filter partial-dir temp-dir compare-dest copy-dest link-dest chmod chown usermap groupmap backup-dir suffix rsync-path log-file password-file "}
+	flags, pos := parseGNU(args, o)
+	s.read(values(flags, "--exclude-from", "--include-from", "--files-from", "--password-file", "-F", "-i")...)
+	if len(pos) > 0 {
+		s.write(pos[len(pos)-1])
+		s.tree(pos[len(pos)-1])
+		s.read(pos[:len(pos)-1]...)
+		if has(flags, "--remove-source-files") {
+			s.write(pos[:len(pos)-1]...)
+		}
+	}
+}
+
+func ddIO(_ string, args []Word, s *sink) {
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a.Lit, "if="):
+			s.read(trimWord(a, "if="))
+		case strings.HasPrefix(a.Lit, "of="):
+			s.write(trimWord(a, "of="))
+		}
+	}
+}
+
+func teeIO(_ string, args []Word, s *sink) {
+	_, pos := parseGNU(args, opts{})
+	s.write(pos...)
+}
+
+// fileOpIO: programs that create, change or delete their operands.
+func fileOpIO(name string, args []Word, s *sink) {
+	o := map[string]string{"truncate": "sr", "touch": "dtr", "mkdir": "m", "shred": "ns", "mknod": "m", "mkfifo": "m"}[name]
+	flags, pos := parseGNU(args, opts{short: o, long: " size reference date mode iterations "})
+	s.read(values(flags, "-r", "--reference")...)
+	if name == "mknod" && len(pos) > 1 {
+		pos = pos[:1]
+	}
+	s.write(pos...)
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put":
+		s.tree(pos...)
+	}
+}
+
+func permIO(name string, args []Word, s *sink) {
+	_, targets := permArgs(name, args)
+	s.write(targets...)
+}
+
+func zipIO(_ string, args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: "bnOtTx"})
+	if len(pos) == 0 {
+		return
+	}
+	s.write(pos[0])
+	s.read(pos[1:]...)
+	if has(flags, "-r", "--recurse-paths") {
+		for _, p := range pos[1:] {
+			if !p.Dynamic {
+				s.read(treeWord(p.Lit))
+			}
+		}
+	}
+}
+
+func unzipIO(_ string, args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: "dxP"})
+	if len(pos) > 0 {
+		s.read(pos[0])
+	}
+	if has(flags, "-p", "-l", "-t", "-v", "-Z") {
+		return
+	}
+	dir := "."
+	if d := values(flags, "-d"); len(d) > 0 && !d[0].Dynamic {
+		s.tree(d[0])
+		s.write(treeWord(d[0].Lit))
+	} else {
+		if len(d) > 0 {
+			dir = d[0].Lit
+			s.tree(d[0])
+		}
+		s.write(dirContents(dir))
+	}
+}
+
+// findIO: find prints names; its -exec commands are analysed on their own.
+func findIO(_ string, args []Word, s *sink) {
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i].Lit {
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			s.write(args[i+1])
+		}
+	}
+}
+
+func opensslIO(_ string, args []Word, s *sink) {
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i].Lit {
+		case "-in", "-inkey", "-key", "-kfile", "-CAfile", "-cert", "-passin", "-signkey", "-certfile":
+			s.read(trimWord(args[i+1], "file:"))
+			i++
+		case "-out":
+			s.write(args[i+1])
+			i++
+		}
+	}
+}
+
+func patchIO(_ string, args []Word, s *sink) {
+	flags, pos := parseGNU(args, opts{short: "iopBdDFrVYzg", long: " input output strip directory reject-file "})
+	s.read(values(flags, "-i", "--input")...)
+	s.write(values(flags, "-o", "--output")...)
+	s.write(pos...)
+}
+
+// interpreterIO: an interpreter reads its script (the first operand, when
+// no code is given inline), and perl -i writes its files.
+func interpreterIO(c *Command, name string, args []Word, s *sink) {
+	o := interpreters[name]
+	flags, pos := parseGNU(args, o)
+	if name == "perl" && hasInPlace(args) {
+		s.write(pos...)
+	}
+	if len(codeArgs(c)) == 0 && !has(flags, "-m") && len(pos) > 0 {
+		s.read(pos[0])
+		pos = pos[1:]
+	}
+	unknownIO(pos, s)
 }
 
 func isFD(w Word) bool {
