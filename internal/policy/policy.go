@@ -224,6 +224,16 @@ func (p *Policy) violate(file, field, reason string) {
 // recorded as a violation.
 func (p *Policy) apply(f *File, layer, file string) {
 	proj := layer == LayerProject
+	p.applySettings(f, layer, file, proj)
+	p.applyPaths(f, layer, file, proj)
+	p.applyTools(f, layer, file, proj)
+	p.applyExecRules(f, layer, file, proj)
+	p.applyRemovals(f, layer, file, proj)
+}
+
+// applySettings merges the single-valued settings: mode, permission
+// profile, sandboxes and the tool registry's mode.
+func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 	if f.Mode != "" {
 		switch {
 		case !proj:
@@ -277,6 +287,10 @@ func (p *Policy) apply(f *File, layer, file string) {
 			p.violate(file, "registryMode", "registryMode advisory would lower enforce; a repository may only raise the registry to enforce")
 		}
 	}
+}
+
+// applyPaths merges the protected, shell-protected and readable paths.
+func (p *Policy) applyPaths(f *File, layer, file string, proj bool) {
 	addEntries := func(dst *[]entry, field string, pats []string) {
 		for _, pat := range pats {
 			if slices.ContainsFunc(*dst, func(e entry) bool { return e.pattern == pat }) {
@@ -296,6 +310,11 @@ func (p *Policy) apply(f *File, layer, file string) {
 	} else {
 		addEntries(&p.allowRead, "allowReadPaths", f.AllowReadPaths)
 	}
+}
+
+// applyTools merges the tool registry: always-allowed tools and tools'
+// capabilities, the user's alone.
+func (p *Policy) applyTools(f *File, layer, file string, proj bool) {
 	for _, t := range f.AlwaysAllowedTools {
 		switch {
 		case proj:
@@ -321,6 +340,10 @@ func (p *Policy) apply(f *File, layer, file string) {
 			p.src("toolCapabilities", t+": "+strings.Join(f.ToolCapabilities[t], ","), layer, file)
 		}
 	}
+}
+
+// applyExecRules merges the exec rules and the actions of the shell rules.
+func (p *Policy) applyExecRules(f *File, layer, file string, proj bool) {
 	for _, r := range f.ExecRules {
 		i := slices.IndexFunc(p.execRules, func(e execRule) bool { return e.ID == r.ID })
 		switch {
@@ -354,6 +377,10 @@ func (p *Policy) apply(f *File, layer, file string) {
 			p.src("execRuleActions", id+": at least "+a, layer, file)
 		}
 	}
+}
+
+// applyRemovals takes out what the user's file removes.
+func (p *Policy) applyRemovals(f *File, layer, file string, proj bool) {
 	if f.Remove != nil {
 		removeEntries := func(dst *[]entry, field string, pats []string) {
 			for _, pat := range pats {
