@@ -429,39 +429,55 @@ type importDecl struct {
 // servers, then Agent Plugins, packages and Claude plugins beneath the
 // file layers.
 func (l *loader) mergeServers() {
-	v := l.view
-	decls := map[string]*importDecl{}
-	declare := func(kind, file string, repo bool) {
-		d := decls[kind]
-		if d == nil {
-			d = &importDecl{}
-			decls[kind] = d
-		}
-		if !containsString(d.files, file) {
-			d.files = append(d.files, file)
-		}
-		d.repo = d.repo || repo
-	}
-	union := newServerMap()
-	addUnion := func(seen map[string]bool, s imports.Server, c Contribution) {
-		if seen[s.Name] {
-			return
-		}
-		seen[s.Name] = true
-		union.set(s.Name, mergeNode(union.nodes[s.Name], leaf(c, 0)))
-	}
-
+	m := &merging{decls: map[string]*importDecl{}, union: newServerMap()}
 	n := 0
 	for _, ls := range l.layers {
 		n += len(ls.Servers)
 	}
 	file := &serverMap{nodes: make(map[string]*node, n), names: make([]string, 0, n)}
+	file = l.hostServers(m, file)
+	file = l.layerServers(m, file)
+	l.record(m, l.withPackages(file))
+}
+
+// merging is what mergeServers gathers besides the merged map: which files
+// declared each import kind, and the union-only entries (servers another
+// agent has that the adapter does not load).
+type merging struct {
+	decls map[string]*importDecl
+	union *serverMap
+}
+
+func (m *merging) declare(kind, file string, repo bool) {
+	d := m.decls[kind]
+	if d == nil {
+		d = &importDecl{}
+		m.decls[kind] = d
+	}
+	if !containsString(d.files, file) {
+		d.files = append(d.files, file)
+	}
+	d.repo = d.repo || repo
+}
+
+func (m *merging) addUnion(seen map[string]bool, s imports.Server, c Contribution) {
+	if seen[s.Name] {
+		return
+	}
+	seen[s.Name] = true
+	m.union.set(s.Name, mergeNode(m.union.nodes[s.Name], leaf(c, 0)))
+}
+
+// hostServers merges, below every file layer, what host discovery imports
+// when settings switch it on.
+func (l *loader) hostServers(m *merging, file *serverMap) *serverMap {
+	v := l.view
 	hostOn := !v.Exclusive && v.Settings["hostConfigDiscovery"] == "on"
 	if hostOn {
 		origin, _ := l.settingWinner("hostConfigDiscovery")
 		var results []*imports.Result
 		for _, kind := range imports.Kinds {
-			declare(kind, origin.File, origin.Repository)
+			m.declare(kind, origin.File, origin.Repository)
 			results = append(results, l.read(kind))
 		}
 		repoFile := ""
@@ -474,7 +490,7 @@ func (l *loader) mergeServers() {
 		}
 		for i, res := range results {
 			kind := imports.Kinds[i]
-			m := newServerMap()
+			found := newServerMap()
 			seen := map[string]bool{}
 			useen := map[string]bool{}
 			for _, s := range res.Servers {
@@ -488,19 +504,26 @@ func (l *loader) mergeServers() {
 					c.Repository, c.Reason = true, "host discovery is on and the repository's "+l.rel(repoFile)+" exists"
 				}
 				if !s.Adapter {
-					addUnion(useen, s, c)
+					m.addUnion(useen, s, c)
 					continue
 				}
 				if seen[s.Name] || s.Name == "__proto__" {
 					continue
 				}
 				seen[s.Name] = true
-				m.set(s.Name, leaf(c, 0))
+				found.set(s.Name, leaf(c, 0))
 			}
-			file = mergeMaps(file, m)
+			file = mergeMaps(file, found)
 		}
 	}
 
+	return file
+}
+
+// layerServers merges each loaded layer in order: what it imports, then its
+// own servers over them.
+func (l *loader) layerServers(m *merging, file *serverMap) *serverMap {
+	v := l.view
 	for _, ls := range l.layers {
 		if !ls.Loaded {
 			continue
@@ -515,7 +538,7 @@ func (l *loader) mergeServers() {
 				l.fatal(ls.Path, ls.ID, fmt.Sprintf("imports lists %q, which the adapter cannot look up", kind))
 				continue
 			}
-			declare(kind, ls.Path, ls.Repository)
+			m.declare(kind, ls.Path, ls.Repository)
 			res := l.read(kind)
 			for _, s := range res.Servers {
 				c := Contribution{Layer: ls.ID, Scope: ls.Scope, File: s.File, Kind: kind, Entry: s.Entry}
@@ -526,7 +549,7 @@ func (l *loader) mergeServers() {
 					c.Repository, c.Reason = true, "imported by a repository layer ("+l.rel(ls.Path)+" imports "+kind+")"
 				}
 				if !s.Adapter {
-					addUnion(useen, s, c)
+					m.addUnion(useen, s, c)
 					continue
 				}
 				if imported.has(s.Name) || protoNames[s.Name] {
@@ -543,6 +566,13 @@ func (l *loader) mergeServers() {
 		file = mergeMaps(file, mergeMaps(imported, own))
 	}
 
+	return file
+}
+
+// withPackages lays the file layers over Pi packages' and agent plugins'
+// servers (unless exclusive), and Claude plugins' under everything.
+func (l *loader) withPackages(file *serverMap) *serverMap {
+	v := l.view
 	higher := file
 	if !v.Exclusive {
 		plugins := l.agentPlugins()
@@ -556,13 +586,18 @@ func (l *loader) mergeServers() {
 		higher = mergeMaps(filtered, mergeMaps(plugins, file))
 	}
 	claude := l.claudePlugins(higher)
-	final := mergeMaps(claude, higher)
+	return mergeMaps(claude, higher)
+}
 
+// record writes the merged servers, the union-only ones and the import
+// targets into the view.
+func (l *loader) record(m *merging, final *serverMap) {
+	v := l.view
 	for _, name := range final.names {
 		v.Servers = append(v.Servers, serverFrom(name, final.nodes[name], true))
 	}
-	for _, name := range union.names {
-		v.Servers = append(v.Servers, serverFrom(name, union.nodes[name], false))
+	for _, name := range m.union.names {
+		v.Servers = append(v.Servers, serverFrom(name, m.union.nodes[name], false))
 	}
 	sort.SliceStable(v.Servers, func(i, j int) bool {
 		a, b := v.Servers[i], v.Servers[j]
@@ -573,7 +608,7 @@ func (l *loader) mergeServers() {
 	})
 
 	for _, kind := range l.sortedKinds() {
-		d := decls[kind]
+		d := m.decls[kind]
 		for _, c := range l.results[kind].Candidates {
 			t := ImportTarget{Kind: kind, Path: c.Path, Status: c.Status, Adapter: c.Adapter, Error: c.Err, Line: c.Line, Column: c.Column, Repository: c.InProject}
 			if d != nil {
