@@ -361,32 +361,8 @@ func (a *app) setup(o setupOptions) error {
 		return nil
 	}
 
-	written, err := writeExtension(piext.Files(), extDir)
-	if err != nil {
-		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
-	}
-	out.ExtensionFile = written
-	if out.ExtensionFile == nil {
-		out.ExtensionFile = []string{}
-	}
-	for i, act := range plan.Actions {
-		if err := a.runPiPackage(p.pi.Path, act); err != nil {
-			// Record what did happen, so uninstall still knows.
-			next.AdapterInstalled = rec.AdapterInstalled || (plan.AddsAdapter && adapterDone(out.Actions[:i]))
-			_, _ = setup.WriteRecord(out.Record, next)
-			if !asJSON {
-				for _, done := range out.Actions[:i] {
-					fmt.Fprintf(a.env.Stdout, "ran: %s\n    %s\n", done.Command, done.Why)
-				}
-			}
-			var left []string
-			for _, rest := range plan.Actions[i:] {
-				left = append(left, rest.Command())
-			}
-			return refused(err, "Pi's output is above; once it is fixed, run 'piagent setup' again (it picks up where it stopped)",
-				"left to do: "+strings.Join(left, "; "))
-		}
-		out.Actions[i].Done = true
+	if err := a.runSetupPlan(p, plan, &out, rec, next, asJSON); err != nil {
+		return err
 	}
 	// Pi's list is the source of truth: read it again and check the result.
 	after, err := a.probe()
@@ -418,12 +394,50 @@ func (a *app) setup(o setupOptions) error {
 	// the extension without its piagent is not done.
 	_, probs := a.piagentForExtension()
 	out.Problems = append(out.Problems, probs...)
+	return a.reportSetup(&out, asJSON)
+}
+
+// runSetupPlan writes the extension's files and runs Pi's package commands
+// in order. When one fails, the record keeps what did happen (so uninstall
+// still knows) and the error says what is left.
+func (a *app) runSetupPlan(p *probe, plan setup.Plan, out *setupJSON, rec, next setup.Record, asJSON bool) error {
+	written, err := writeExtension(piext.Files(), out.Extension)
+	if err != nil {
+		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
+	}
+	out.ExtensionFile = written
+	if out.ExtensionFile == nil {
+		out.ExtensionFile = []string{}
+	}
+	for i, act := range plan.Actions {
+		if err := a.runPiPackage(p.pi.Path, act); err != nil {
+			next.AdapterInstalled = rec.AdapterInstalled || (plan.AddsAdapter && adapterDone(out.Actions[:i]))
+			_, _ = setup.WriteRecord(out.Record, next)
+			if !asJSON {
+				for _, done := range out.Actions[:i] {
+					fmt.Fprintf(a.env.Stdout, "ran: %s\n    %s\n", done.Command, done.Why)
+				}
+			}
+			var left []string
+			for _, rest := range plan.Actions[i:] {
+				left = append(left, rest.Command())
+			}
+			return refused(err, "Pi's output is above; once it is fixed, run 'piagent setup' again (it picks up where it stopped)",
+				"left to do: "+strings.Join(left, "; "))
+		}
+		out.Actions[i].Done = true
+	}
+	return nil
+}
+
+// reportSetup prints setup's answer; problems left make the exit status.
+func (a *app) reportSetup(out *setupJSON, asJSON bool) error {
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err
 		}
 	} else {
-		a.printSetup(&out)
+		a.printSetup(out)
 	}
 	if len(out.Problems) > 0 {
 		if asJSON {
