@@ -43,124 +43,163 @@ func (a *app) editCommand(verb string) *cobra.Command {
 		c.ValidArgsFunction = a.completeServers(nil)
 	}
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		g, err := a.gate(c)
+		project, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
-		s, err := a.findServer(g, args[0])
+		return a.edit(editOptions{Verb: verb, Name: args[0], Project: project, Scope: *scope,
+			ScopeSet: c.Flags().Changed("scope"), DryRun: *dryRun, JSON: *asJSON})
+	})
+	return c
+}
+
+// editOptions are the inputs of remove, enable and disable.
+type editOptions struct {
+	Verb     string // remove, enable or disable
+	Name     string
+	Project  string // absolute
+	Scope    string // the file to write, when ScopeSet
+	ScopeSet bool
+	DryRun   bool
+	JSON     bool
+}
+
+// edit removes, enables or disables one server in the file that defines it
+// (or the scope's file), then says what changed.
+func (a *app) edit(o editOptions) error {
+	verb, project := o.Verb, o.Project
+	g, err := a.gateAt(project)
+	if err != nil {
+		return err
+	}
+	s, err := a.findServer(g, o.Name)
+	if err != nil {
+		return err
+	}
+	out := newResult(verb)
+	out.Name, out.DryRun = s.Name, o.DryRun
+	var target string
+	if o.ScopeSet {
+		sf, err := a.scopeFile(o.Scope, project)
 		if err != nil {
 			return err
 		}
-		project := g.View.Cwd
-		out := newResult(verb)
-		out.Name, out.DryRun = s.Name, *dryRun
-		var target string
-		if c.Flags().Changed("scope") {
-			sf, err := a.scopeFile(*scope, project)
-			if err != nil {
-				return err
-			}
-			target, out.Scope = sf.Path, sf.Scope
-		} else {
-			if target, err = a.editTarget(g, s, verb); err != nil {
-				return err
-			}
-			out.Scope = a.scopeOfPath(target, project)
-			if out.Scope == "" {
-				out.Scope = scopeOfFile(s.Config, target)
-			}
-		}
-		// disabled for the adapter, enabled: false for Pi's built-in client
-		disabled := s.Config.Entry["disabled"] == true || s.Config.Entry["enabled"] == false
-		if verb == "enable" && !disabled && !c.Flags().Changed("scope") {
-			return a.noChange(out, target, s.Name+" is not disabled", *asJSON)
-		}
-		// enable of a repository server takes back what disable wrote; a
-		// .pi/mcp.json left holding nothing goes with it (issue 23, item 7).
-		opts := mcpedit.Options{DryRun: *dryRun, RemoveIfEmpty: verb == "enable" && s.Repository}
-		res, err := a.editFileOpts(g, target, paths.Within(project, target), opts, func(d *mcpedit.Doc) error {
-			switch verb {
-			case "remove":
-				if !d.RemoveServer(s.Name) {
-					return a.notInFile(g, s, target)
-				}
-			case "disable":
-				return d.SetDisabled(s.Name, true)
-			case "enable":
-				if _, err := d.ClearDisabled(s.Name); err != nil {
-					return err
-				}
-				if lowerDisabled(s.Config, target) {
-					// A lower layer switches it off: say so explicitly, as
-					// the adapter's /mcp enable does.
-					return d.SetDisabled(s.Name, false)
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		target, out.Scope = sf.Path, sf.Scope
+	} else {
+		if target, err = a.editTarget(g, s, verb); err != nil {
 			return err
 		}
-		out.File, out.Changed, out.FileRemoved = res.Path, res.Changed, res.Removed
-		if !res.Changed {
-			return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), *asJSON)
+		out.Scope = a.scopeOfPath(target, project)
+		if out.Scope == "" {
+			out.Scope = scopeOfFile(s.Config, target)
 		}
-		if *dryRun {
-			return a.finishWrite(project, &out, res, nil, *asJSON)
-		}
-		if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) {
-			dropped, err := a.dropDecision(g.Project, s.Name)
-			if err != nil {
+	}
+	// disabled for the adapter, enabled: false for Pi's built-in client
+	disabled := s.Config.Entry["disabled"] == true || s.Config.Entry["enabled"] == false
+	if verb == "enable" && !disabled && !o.ScopeSet {
+		return a.noChange(out, target, s.Name+" is not disabled", o.JSON)
+	}
+	// enable of a repository server takes back what disable wrote; a
+	// .pi/mcp.json left holding nothing goes with it (issue 23, item 7).
+	opts := mcpedit.Options{DryRun: o.DryRun, RemoveIfEmpty: verb == "enable" && s.Repository}
+	res, err := a.editFileOpts(g, target, paths.Within(project, target), opts, func(d *mcpedit.Doc) error {
+		switch verb {
+		case "remove":
+			if !d.RemoveServer(s.Name) {
+				return a.notInFile(g, s, target)
+			}
+		case "disable":
+			return d.SetDisabled(s.Name, true)
+		case "enable":
+			if _, err := d.ClearDisabled(s.Name); err != nil {
 				return err
 			}
-			out.DecisionDropped = dropped
-		}
-		a.refreshLaunch(g.Project)
-		if after, err := a.gate(c); err == nil {
-			if s2, ok := after.Server(s.Name); ok {
-				switch {
-				case verb == "remove":
-					out.Notes = append(out.Notes, fmt.Sprintf("%s is still defined in %s", s.Name, display(a.env.Home, project, s2.Config.Source.File)))
-				case verb == "enable" && s2.State == gate.Disabled:
-					out.Notes = append(out.Notes, fmt.Sprintf("%s is still %s", s.Name, s2.Reason))
-				case verb == "disable" && s2.State != gate.Disabled:
-					out.Notes = append(out.Notes, fmt.Sprintf("%s is still on: a higher layer sets disabled for it (%s)", s.Name, display(a.env.Home, project, s2.Config.Source.File)))
-				}
+			if lowerDisabled(s.Config, target) {
+				// A lower layer switches it off: say so explicitly, as
+				// the adapter's /mcp enable does.
+				return d.SetDisabled(s.Name, false)
 			}
-		}
-		if *asJSON {
-			return a.writeJSON(out)
-		}
-		w := a.env.Stdout
-		fmt.Fprintf(w, "%s %s (scope %s)\n", editPast[verb], s.Name, out.Scope)
-		fmt.Fprintf(w, "file: %s\n", out.File)
-		if res.Removed {
-			fmt.Fprintf(w, "removed %s: nothing was left in it\n", display(a.env.Home, project, out.File))
-		}
-		if out.DecisionDropped {
-			fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, g.Project)
-		}
-		if verb == "disable" && s.Repository {
-			// Only a decision that exists is kept (issue 23: "its approval is
-			// kept" of a server never approved misled).
-			switch s.State {
-			case gate.PendingApproval, gate.Disabled:
-				fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
-			case gate.Rejected:
-				fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
-			default:
-				fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
-			}
-		}
-		if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) && !res.Removed {
-			fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", display(a.env.Home, project, out.File))
-		}
-		for _, n := range out.Notes {
-			fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
 		}
 		return nil
 	})
-	return c
+	if err != nil {
+		return err
+	}
+	out.File, out.Changed, out.FileRemoved = res.Path, res.Changed, res.Removed
+	if !res.Changed {
+		return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), o.JSON)
+	}
+	if o.DryRun {
+		return a.finishWrite(project, &out, res, nil, o.JSON)
+	}
+	if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) {
+		dropped, err := a.dropDecision(g.Project, s.Name)
+		if err != nil {
+			return err
+		}
+		out.DecisionDropped = dropped
+	}
+	a.refreshLaunch(g.Project)
+	out.Notes = append(out.Notes, a.editNotes(verb, s.Name, project)...)
+	if o.JSON {
+		return a.writeJSON(out)
+	}
+	a.printEdit(&out, s, g.Project, project)
+	return nil
+}
+
+// editNotes says where the server is still defined, or still switched,
+// after the edit.
+func (a *app) editNotes(verb, name, project string) []string {
+	after, err := a.gateAt(project)
+	if err != nil {
+		return nil
+	}
+	s2, ok := after.Server(name)
+	if !ok {
+		return nil
+	}
+	switch {
+	case verb == "remove":
+		return []string{fmt.Sprintf("%s is still defined in %s", name, display(a.env.Home, project, s2.Config.Source.File))}
+	case verb == "enable" && s2.State == gate.Disabled:
+		return []string{fmt.Sprintf("%s is still %s", name, s2.Reason)}
+	case verb == "disable" && s2.State != gate.Disabled:
+		return []string{fmt.Sprintf("%s is still on: a higher layer sets disabled for it (%s)", name, display(a.env.Home, project, s2.Config.Source.File))}
+	}
+	return nil
+}
+
+// printEdit says what an edit did, for a person.
+func (a *app) printEdit(out *writeResultJSON, s *gate.Server, gateProject, project string) {
+	verb := out.Action
+	w := a.env.Stdout
+	fmt.Fprintf(w, "%s %s (scope %s)\n", editPast[verb], s.Name, out.Scope)
+	fmt.Fprintf(w, "file: %s\n", out.File)
+	if out.FileRemoved {
+		fmt.Fprintf(w, "removed %s: nothing was left in it\n", display(a.env.Home, project, out.File))
+	}
+	if out.DecisionDropped {
+		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, gateProject)
+	}
+	if verb == "disable" && s.Repository {
+		// Only a decision that exists is kept (issue 23: "its approval is
+		// kept" of a server never approved misled).
+		switch s.State {
+		case gate.PendingApproval, gate.Disabled:
+			fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
+		case gate.Rejected:
+			fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
+		default:
+			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+		}
+	}
+	if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) && !out.FileRemoved {
+		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", display(a.env.Home, project, out.File))
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+	}
 }
 
 func (a *app) noChange(out writeResultJSON, file, msg string, asJSON bool) error {
