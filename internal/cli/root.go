@@ -133,16 +133,6 @@ func annotate(c *cobra.Command, v string) *cobra.Command {
 	return c
 }
 
-// gateOf is a command's gate annotation, or its nearest parent's.
-func gateOf(c *cobra.Command) string {
-	for ; c != nil; c = c.Parent() {
-		if v := c.Annotations[gateKey]; v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func (a *app) mcpCommand(use string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   use,

@@ -111,3 +111,13 @@ func TestExtensionMenuAgreesWithTable(t *testing.T) {
 		t.Errorf("/piagent-mcp %s is not a piagent-mcp subcommand", name)
 	}
 }
+
+// gateOf is a command's gate annotation, or its nearest parent's.
+func gateOf(c *cobra.Command) string {
+	for ; c != nil; c = c.Parent() {
+		if v := c.Annotations[gateKey]; v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -76,10 +76,6 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 func badParams(err error) error { return &Error{Code: "bad-params", Message: err.Error()} }
 
-// Begin starts one request: what the last one learnt of where paths lead
-// is checked again, once.
-func (en *Engine) Begin() { en.links.begin() }
-
 func (en *Engine) getenv(k string) string {
 	if en.Getenv == nil {
 		return ""

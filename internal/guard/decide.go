@@ -22,7 +22,7 @@ func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 	}
 	// One inspection of the call: its input walked once, its command
 	// parsed once, read by the self-protection and the tool policy alike.
-	in := policy.Inspection{Call: policy.Call{ToolName: c.ToolName, Input: c.Input}}
+	in := policy.Inspect(policy.Call{ToolName: c.ToolName, Input: c.Input})
 	if s.opts.Policy != nil {
 		in.Walk() // the policy reads the same walk
 	}

@@ -119,19 +119,15 @@ func ReadOnlyTool(name string) bool {
 	return false
 }
 
-// Decide answers whether call may run, in this order: a policy that failed to
-// load blocks; the tool registry (advisory warns once per tool per session,
-// enforce blocks unregistered tools, trusted-full-access lifts enforcement);
-// protected paths in the input (whatever the registry mode); the search
-// channels grep.glob and find.pattern; shell analysis for bash and for
-// command fields; the mode. A ship action needs confirmation, and so does a
-// shell rule that asks for it. Decide does no IO; see Facts.
-func (p *Policy) Decide(call Call, f Facts) Decision {
-	return p.DecideInspection(Inspect(call), f)
-}
-
-// DecideInspection is Decide for a call already inspected (the layer
-// before it, Self, read the same inspection).
+// DecideInspection answers whether an inspected call may run, in this
+// order: a policy that failed to load blocks; the tool registry (advisory
+// warns once per tool per session, enforce blocks unregistered tools,
+// trusted-full-access lifts enforcement); protected paths in the input
+// (whatever the registry mode); the search channels grep.glob and
+// find.pattern; shell analysis for bash and for command fields; the mode. A
+// ship action needs confirmation, and so does a shell rule that asks for
+// it. It does no IO; see Facts. The layer before it, Self, reads the same
+// inspection.
 func (p *Policy) DecideInspection(in *Inspection, f Facts) Decision {
 	d := p.decide(in, &f)
 	if d.Action != ActionAllow {

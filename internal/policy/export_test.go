@@ -12,3 +12,9 @@ func (r RedactReport) Changed() bool { return r.Removed > 0 || len(r.Secrets) > 
 
 // ProjectMode is the stricter cap a project set, or "".
 func (p *Policy) ProjectMode() string { return p.projectMode }
+
+// Decide is DecideInspection of a call not inspected yet.
+func (p *Policy) Decide(call Call, f Facts) Decision {
+	in := Inspect(call)
+	return p.DecideInspection(&in, f)
+}

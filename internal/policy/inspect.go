@@ -23,7 +23,7 @@ type parsed struct {
 }
 
 // Inspect starts the inspection of one call.
-func Inspect(c Call) *Inspection { return &Inspection{Call: c} }
+func Inspect(c Call) Inspection { return Inspection{Call: c} }
 
 // Walk walks the input now, for every layer that follows: a caller that
 // will ask the tool policy calls it before Self, so that the one walk

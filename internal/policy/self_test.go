@@ -32,7 +32,8 @@ func TestSelfWalkAgrees(t *testing.T) {
 		walked := Inspect(c)
 		walked.Walk()
 		d1, stop1 := walked.Self(g)
-		d2, stop2 := Inspect(c).Self(g)
+		fresh := Inspect(c)
+		d2, stop2 := fresh.Self(g)
 		if stop1 != stop2 || d1.Code != d2.Code || d1.Reason != d2.Reason {
 			t.Errorf("%v: with the walk %v %+v, without %v %+v", input, stop1, d1, stop2, d2)
 		}
@@ -40,7 +41,8 @@ func TestSelfWalkAgrees(t *testing.T) {
 	// and the cases mean something: some stop, some do not
 	stops := 0
 	for _, input := range inputs {
-		if _, stop := Inspect(Call{ToolName: "fs_write", Input: input}).Self(g); stop {
+		in := Inspect(Call{ToolName: "fs_write", Input: input})
+		if _, stop := in.Self(g); stop {
 			stops++
 		}
 	}
