@@ -31,7 +31,8 @@ type extraction struct {
 	tooDeep  string // the field beyond MaxInspectionDepth, "" when none
 	search   []candidate
 	commands []candidate // shell command strings carried by non-bash tools
-	strs     []string    // every string value as the input has it (addString)
+	strs     []string    // every string value as the input has it (addString), for tools Self reads so
+	keepStrs bool
 }
 
 // extract walks a tool input. Strings in fields not known to hold content are
@@ -40,6 +41,7 @@ type extraction struct {
 func extract(call Call) extraction {
 	var x extraction
 	tool := call.ToolName
+	x.keepStrs = !piTool(tool)
 	for _, k := range sortedKeys(call.Input) {
 		v := call.Input[k]
 		if s, ok := v.(string); ok {

@@ -13,11 +13,14 @@ import (
 // the same Inspection, so a call is walked once and a command parsed once.
 type Inspection struct {
 	Call   Call
-	x      *extraction
-	parsed map[string]parsed
+	walked bool
+	x      extraction
+	last   parsed            // the last command parsed (most calls have one)
+	parsed map[string]parsed // the others, for a tool with several
 }
 
 type parsed struct {
+	src string
 	a   *shell.Analysis
 	err error
 }
@@ -33,23 +36,28 @@ func (in *Inspection) Walk() { in.extraction() }
 
 // extraction is the input walked, once.
 func (in *Inspection) extraction() *extraction {
-	if in.x == nil {
-		x := extract(in.Call)
-		in.x = &x
+	if !in.walked {
+		in.x, in.walked = extract(in.Call), true
 	}
-	return in.x
+	return &in.x
 }
 
 // parse is shell.Parse of src, once per inspection.
 func (in *Inspection) parse(src string) (*shell.Analysis, error) {
-	if r, ok := in.parsed[src]; ok {
-		return r.a, r.err
+	if in.last.a != nil || in.last.err != nil {
+		if in.last.src == src {
+			return in.last.a, in.last.err
+		}
+		if r, ok := in.parsed[src]; ok {
+			return r.a, r.err
+		}
+		if in.parsed == nil {
+			in.parsed = map[string]parsed{}
+		}
+		in.parsed[in.last.src] = in.last
 	}
 	a, err := shParse(src)
-	if in.parsed == nil {
-		in.parsed = map[string]parsed{}
-	}
-	in.parsed[src] = parsed{a, err}
+	in.last = parsed{src, a, err}
 	return a, err
 }
 
@@ -64,7 +72,7 @@ func (in *Inspection) command() (string, bool) {
 // look at tools it does not know: any of them could name a file the tool
 // writes (pathLike).
 func (x *extraction) addString(s string) {
-	if pathLike(s) {
+	if x.keepStrs && pathLike(s) {
 		x.strs = append(x.strs, s)
 	}
 }

@@ -53,7 +53,8 @@ func (in *Inspection) Self(g *Guarded) (d Decision, stop bool) {
 	// else a look that keeps nothing.
 	var hit string
 	found, deep := false, false
-	if x := in.x; x != nil {
+	if in.walked {
+		x := &in.x
 		deep = x.tooDeep != ""
 		for _, s := range x.strs {
 			if hit, found = g.isProtected(s); found {
@@ -207,6 +208,16 @@ func suspicious(lit string) bool {
 		if strings.Contains(l, frag) {
 			return true
 		}
+	}
+	return false
+}
+
+// piTool reports Pi's own tools, which the self-protection judges by the
+// path or command they take; any other tool by every string in its input.
+func piTool(name string) bool {
+	switch name {
+	case "read", "grep", "find", "ls", "bash", "write", "edit":
+		return true
 	}
 	return false
 }
