@@ -5,7 +5,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Writes returns every path the command line may write: output
@@ -369,8 +368,7 @@ func commandIO(c *Command, s *sink) {
 	for _, code := range codeArgs(c) {
 		s.both(codeLiterals(code)...)
 	}
-	if io, ok := programIO()[name]; ok {
-		io(name, args, s)
+	if programIO(name, args, s) {
 		return
 	}
 	_, interpreter := interpreters[name]
@@ -389,39 +387,55 @@ func commandIO(c *Command, s *sink) {
 	}
 }
 
-// programIO are the programs whose reads and writes are read from their
-// arguments, each by its own rule: one hop from a program's name to what it
-// touches. (cat-like and grep-like programs are tables of their own.) Built
-// on first use: a command that reads no shell line pays nothing at start-up.
-var programIO = sync.OnceValue(func() map[string]func(name string, args []Word, s *sink) {
-	table := map[string]func(string, []Word, *sink){}
-	for names, io := range map[string]func(string, []Word, *sink){
-		"sed gsed":              func(_ string, args []Word, s *sink) { sedIO(args, s) },
-		"awk gawk mawk nawk":    awkIO,
-		"jq gojq jaq yq":        jqIO,
-		"source .":              sourceIO,
-		"cp mv install ln link": copyIO,
-		"rsync scp":             rsyncIO,
-		"dd":                    ddIO,
-		"tee":                   teeIO,
-		"chmod chown chgrp":     permIO,
-		"curl":                  func(_ string, args []Word, s *sink) { curlIO(args, s) },
-		"wget":                  func(_ string, args []Word, s *sink) { wgetIO(args, s) },
-		"tar bsdtar gtar":       func(_ string, args []Word, s *sink) { tarIO(args, s) },
-		"zip":                   zipIO,
-		"unzip":                 unzipIO,
-		"git":                   func(_ string, args []Word, s *sink) { gitIO(args, s) },
-		"find":                  findIO,
-		"openssl":               opensslIO,
-		"patch":                 patchIO,
-		"truncate touch mkdir rmdir rm unlink shred srm trash trash-put mkfifo mknod": fileOpIO,
-	} {
-		for _, n := range strings.Fields(names) {
-			table[n] = io
-		}
+// programIO reads the operands of the programs whose reads and writes are
+// known, each by its own rule: one hop from a program's name to what it
+// touches (cat-like and grep-like programs are tables of their own). It
+// reports false for any other program.
+func programIO(name string, args []Word, s *sink) bool {
+	switch name {
+	case "sed", "gsed":
+		sedIO(args, s)
+	case "awk", "gawk", "mawk", "nawk":
+		awkIO(args, s)
+	case "jq", "gojq", "jaq", "yq":
+		jqIO(name, args, s)
+	case "source", ".":
+		sourceIO(args, s)
+	case "cp", "mv", "install", "ln", "link":
+		copyIO(name, args, s)
+	case "rsync", "scp":
+		rsyncIO(args, s)
+	case "dd":
+		ddIO(args, s)
+	case "tee":
+		teeIO(args, s)
+	case "truncate", "touch", "mkdir", "rmdir", "rm", "unlink", "shred", "srm", "trash", "trash-put", "mkfifo", "mknod":
+		fileOpIO(name, args, s)
+	case "chmod", "chown", "chgrp":
+		permIO(name, args, s)
+	case "curl":
+		curlIO(args, s)
+	case "wget":
+		wgetIO(args, s)
+	case "tar", "bsdtar", "gtar":
+		tarIO(args, s)
+	case "zip":
+		zipIO(args, s)
+	case "unzip":
+		unzipIO(args, s)
+	case "git":
+		gitIO(args, s)
+	case "find":
+		findIO(args, s)
+	case "openssl":
+		opensslIO(args, s)
+	case "patch":
+		patchIO(args, s)
+	default:
+		return false
 	}
-	return table
-})
+	return true
+}
 
 // redirectIO reads a command's redirections.
 func redirectIO(redirects []Redirect, s *sink) {
@@ -493,7 +507,7 @@ func grepIO(name string, o opts, args []Word, s *sink) {
 	}
 }
 
-func awkIO(_ string, args []Word, s *sink) {
+func awkIO(args []Word, s *sink) {
 	flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
 	s.read(values(flags, "-f", "--file")...)
 	if !has(flags, "-f", "--file", "--source") && len(pos) > 0 {
@@ -511,13 +525,13 @@ func awkIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func sourceIO(_ string, args []Word, s *sink) {
+func sourceIO(args []Word, s *sink) {
 	if len(args) > 0 {
 		s.read(args[0])
 	}
 }
 
-func rsyncIO(_ string, args []Word, s *sink) {
+func rsyncIO(args []Word, s *sink) {
 	o := opts{short: "cFiJloPSe", long: " rsh exclude include exclude-from include-from files-from filter partial-dir temp-dir compare-dest copy-dest link-dest chmod chown usermap groupmap backup-dir suffix rsync-path log-file password-file "}
 	flags, pos := parseGNU(args, o)
 	s.read(values(flags, "--exclude-from", "--include-from", "--files-from", "--password-file", "-F", "-i")...)
@@ -531,7 +545,7 @@ func rsyncIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func ddIO(_ string, args []Word, s *sink) {
+func ddIO(args []Word, s *sink) {
 	for _, a := range args {
 		switch {
 		case strings.HasPrefix(a.Lit, "if="):
@@ -542,7 +556,7 @@ func ddIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func teeIO(_ string, args []Word, s *sink) {
+func teeIO(args []Word, s *sink) {
 	_, pos := parseGNU(args, opts{})
 	s.write(pos...)
 }
@@ -567,7 +581,7 @@ func permIO(name string, args []Word, s *sink) {
 	s.write(targets...)
 }
 
-func zipIO(_ string, args []Word, s *sink) {
+func zipIO(args []Word, s *sink) {
 	flags, pos := parseGNU(args, opts{short: "bnOtTx"})
 	if len(pos) == 0 {
 		return
@@ -583,7 +597,7 @@ func zipIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func unzipIO(_ string, args []Word, s *sink) {
+func unzipIO(args []Word, s *sink) {
 	flags, pos := parseGNU(args, opts{short: "dxP"})
 	if len(pos) > 0 {
 		s.read(pos[0])
@@ -605,7 +619,7 @@ func unzipIO(_ string, args []Word, s *sink) {
 }
 
 // findIO: find prints names; its -exec commands are analysed on their own.
-func findIO(_ string, args []Word, s *sink) {
+func findIO(args []Word, s *sink) {
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i].Lit {
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
@@ -614,7 +628,7 @@ func findIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func opensslIO(_ string, args []Word, s *sink) {
+func opensslIO(args []Word, s *sink) {
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i].Lit {
 		case "-in", "-inkey", "-key", "-kfile", "-CAfile", "-cert", "-passin", "-signkey", "-certfile":
@@ -627,7 +641,7 @@ func opensslIO(_ string, args []Word, s *sink) {
 	}
 }
 
-func patchIO(_ string, args []Word, s *sink) {
+func patchIO(args []Word, s *sink) {
 	flags, pos := parseGNU(args, opts{short: "iopBdDFrVYzg", long: " input output strip directory reject-file "})
 	s.read(values(flags, "-i", "--input")...)
 	s.write(values(flags, "-o", "--output")...)
