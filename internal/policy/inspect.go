@@ -93,10 +93,7 @@ func (g *Guarded) firstProtected(key string, v any, depth int) (hit string, foun
 				return hit, true, false
 			}
 		}
-		if contentFields[key] {
-			return "", false, false
-		}
-		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
+		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') && !contentFields[key] {
 			var inner any
 			if json.Unmarshal([]byte(s), &inner) == nil {
 				return g.firstProtected(key, inner, depth+1)
