@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/piagent/piagent/internal/engine"
+	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -74,7 +75,11 @@ func TestTranscripts(t *testing.T) {
 			expand := strings.NewReplacer("$HOME", quote(home), "$PROJECT", quote(project))
 			collapse := strings.NewReplacer(quote(project), "$PROJECT", quote(home), "$HOME")
 
-			c := startServer(t, &Server{Engine: &engine.Engine{Home: home, Cwd: project, Getenv: func(k string) string { return env[k] }}, Build: "test"})
+			// The machine's sandbox is fixed, so the answers do not depend
+			// on the kernel the test runs on.
+			landlock := func() sandbox.Status { return sandbox.Status{Mechanism: "landlock", ABI: 7, MountNamespace: true} }
+			c := startServer(t, &Server{Engine: &engine.Engine{Home: home, Cwd: project, Sandbox: landlock,
+				Getenv: func(k string) string { return env[k] }}, Build: "test"})
 			lines := strings.Split(strings.TrimRight(string(exchange.Data), "\n"), "\n")
 			var out []string
 			asked := 0
