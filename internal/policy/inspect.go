@@ -93,6 +93,9 @@ func (g *Guarded) firstProtected(key string, v any, depth int) (hit string, foun
 				return hit, true, false
 			}
 		}
+		if !mayHoldJSON(t) {
+			return "", false, false
+		}
 		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') && !contentFields[key] {
 			var inner any
 			if json.Unmarshal([]byte(s), &inner) == nil {
@@ -119,4 +122,17 @@ func (g *Guarded) firstProtected(key string, v any, depth int) (hit string, foun
 		}
 	}
 	return "", false, false
+}
+
+// mayHoldJSON is a first look at whether s could be a JSON object or array:
+// it starts with a brace, a bracket or white space.
+func mayHoldJSON(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	switch s[0] {
+	case '{', '[', ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	}
+	return s[0] >= 0x80 // Unicode white space
 }
