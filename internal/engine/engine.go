@@ -86,7 +86,7 @@ func (en *Engine) getenv(k string) string {
 	return en.Getenv(k)
 }
 
-// options are the gate's inputs: fixed for the server's life, so built once.
+// options are the gate's inputs: fixed for the engine's life, so built once.
 func (en *Engine) options() gate.Options {
 	en.optsOnce.Do(func() {
 		getenv := gate.RealEnv(en.Getenv)
@@ -213,7 +213,7 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 	return guard.Decision{}, false
 }
 
-// Decision codes of the helper's own checks.
+// Decision codes of the engine's own checks (confinement).
 const (
 	CodeIntegrity = "protected-files-changed"
 	CodeNoSandbox = "sandbox-unavailable"
