@@ -37,7 +37,15 @@ func (f Fix) IsZero() bool { return f.Text == "" && len(f.Steps) == 0 && f.Note 
 // Render words the fix with prog as the command ("piagent-mcp", or "piagent
 // mcp" for a person who typed that).
 func (f Fix) Render(prog string) string {
+	if len(f.Steps) == 0 && f.Note == "" {
+		return f.Text // no command to word: no copy
+	}
+	n := len(f.Text) + len(f.Note) + 2
+	for _, s := range f.Steps {
+		n += len(prog) + len(s.Sub) + len(s.Args) + 10
+	}
 	var b strings.Builder
+	b.Grow(n) // one allocation
 	b.WriteString(f.Text)
 	for i, s := range f.Steps {
 		switch {

@@ -51,6 +51,9 @@ func MergeEntry(base, next Entry) Entry {
 func mergeMarked(base Entry, baseLit uint8, hasBase bool, next Entry, nextLit uint8) (Entry, uint8) {
 	if !hasBase {
 		out := next // shared: loaded entries are never changed
+		if nextLit == 0 {
+			return out, 0 // no literal field to carry (most entries)
+		}
 		lit := uint8(0)
 		for _, f := range literalFields {
 			if _, ok := next[f.key]; ok && nextLit&f.mark != 0 {
