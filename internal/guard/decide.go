@@ -23,9 +23,6 @@ func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 	// One inspection of the call: its input walked once, its command
 	// parsed once, read by the self-protection and the tool policy alike.
 	in := policy.Inspect(policy.Call{ToolName: c.ToolName, Input: c.Input})
-	if s.opts.Policy != nil {
-		in.Walk() // the policy reads the same walk
-	}
 	if !policy.ReadOnlyTool(c.ToolName) {
 		if d, stop := s.self(&in); stop {
 			return d

@@ -199,6 +199,9 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 	hs := homeSegs(f.Home)
 	exemptRead := ReadOnlyTool(call.ToolName)
 	for _, c := range x.cands {
+		if c.kind == candContent {
+			continue
+		}
 		for _, v := range variants(c.value) {
 			if pat, ok := p.protectedHit(v, f, hs, exemptRead, false); ok {
 				return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: pat, Subject: v,
@@ -225,14 +228,14 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 			return Decision{Action: ActionBlock, Code: CodeShellNoCommand, Subject: "bash",
 				Reason: "bash call without a command string; piagent cannot analyse it"}
 		}
-		r := p.analyseShell(insp, cmd, "command", f, hs)
+		r := p.analyseShell(cmd, "command", f, hs)
 		if r.block != nil {
 			return *r.block
 		}
 		in, confirms = r.intent, r.confirms
 	} else {
 		for _, c := range x.commands {
-			r := p.analyseShell(insp, c.value, c.field, f, hs)
+			r := p.analyseShell(c.value, c.field, f, hs)
 			if r.block != nil {
 				return *r.block
 			}

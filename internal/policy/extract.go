@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -10,20 +11,36 @@ import (
 // nested deeper is blocked, since the parts beyond cannot be inspected.
 const MaxInspectionDepth = 32
 
-// contentFields are the keys whose string values are content, not paths.
+// contentField reports the keys whose string values are content, not paths.
 // The list is written down in the package comment; keep the two in step.
-var contentFields = map[string]bool{
-	"content": true, "contents": true, "text": true, "query": true, "pattern": true,
-	"command": true, "old_string": true, "new_string": true, "oldText": true, "newText": true,
-	"old_str": true, "new_str": true, "description": true, "prompt": true, "message": true,
-	"title": true, "body": true, "summary": true, "note": true, "comment": true, "reason": true,
+func contentField(key string) bool {
+	switch key {
+	case "content", "contents", "text", "query", "pattern",
+		"command", "old_string", "new_string", "oldText", "newText",
+		"old_str", "new_str", "description", "prompt", "message",
+		"title", "body", "summary", "note", "comment", "reason":
+		return true
+	}
+	return false
 }
 
-// candidate is a string found in a tool input that may name a path.
+// candidate is a string found in a tool input.
 type candidate struct {
 	field string // where it was found, as a dotted path ("edits[0].path")
 	value string
+	kind  candKind
 }
+
+// What a candidate is: a value the policy reads as a path, an object's key
+// (read as a path too), or content, which only the gate's self-protection
+// reads (for tools other than Pi's: any string could name a file it writes).
+type candKind uint8
+
+const (
+	candPath candKind = iota
+	candKey
+	candContent
+)
 
 // extraction is what extract found.
 type extraction struct {
@@ -31,22 +48,28 @@ type extraction struct {
 	tooDeep  string // the field beyond MaxInspectionDepth, "" when none
 	search   []candidate
 	commands []candidate // shell command strings carried by non-bash tools
-	strs     []string    // every string value as the input has it (addString), for tools Self reads so
-	keepStrs bool
+	content  bool        // keep content candidates (for the self-protection)
+	hint     int         // how many candidates to make room for at the first
+}
+
+// add keeps a candidate; the first makes room for about as many as the
+// input has keys, in one allocation.
+func (x *extraction) add(c candidate) {
+	if x.cands == nil {
+		x.cands = make([]candidate, 0, x.hint)
+	}
+	x.cands = append(x.cands, c)
 }
 
 // extract walks a tool input. Strings in fields not known to hold content are
 // path candidates; grep.glob and find.pattern are search channels; a string
 // that holds a JSON object or array is decoded and walked as well.
 func extract(call Call) extraction {
-	var x extraction
 	tool := call.ToolName
-	x.keepStrs = !piTool(tool)
-	for _, k := range sortedKeys(call.Input) {
-		v := call.Input[k]
-		if s, ok := v.(string); ok {
-			x.addString(s)
-		}
+	x := extraction{content: !piTool(tool), hint: len(call.Input) + 2}
+	var buf [8]keyValue // most inputs have a few keys: no allocation for them
+	for _, kv := range appendSorted(buf[:0], call.Input) {
+		k, v := kv.k, kv.v
 		switch {
 		case tool == "bash" && k == "command":
 			continue // shell analysis
@@ -56,7 +79,10 @@ func extract(call Call) extraction {
 				continue
 			}
 		case tool == "mcp" && k == "search":
-			continue // the proxy's tool search query
+			if s, ok := v.(string); ok {
+				x.addContent(k, s) // the proxy's tool search query
+			}
+			continue
 		case tool != "bash" && k == "command":
 			if s, ok := v.(string); ok {
 				x.commands = append(x.commands, candidate{field: k, value: s})
@@ -93,13 +119,11 @@ func (x *extraction) walk(key, field string, v any, depth int) {
 	}
 	switch t := v.(type) {
 	case string:
-		if depth > 1 {
-			x.addString(t)
-		}
-		if contentFields[key] {
+		if contentField(key) {
+			x.addContent(field, t)
 			return
 		}
-		x.cands = append(x.cands, candidate{field: field, value: t})
+		x.add(candidate{field: field, value: t})
 		if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
 			var inner any
 			if json.Unmarshal([]byte(s), &inner) == nil {
@@ -112,7 +136,7 @@ func (x *extraction) walk(key, field string, v any, depth int) {
 			return
 		}
 		for _, k := range sortedKeys(t) {
-			x.cands = append(x.cands, candidate{field: field + ".<key>", value: k})
+			x.add(candidate{field: field + ".<key>", value: k, kind: candKey})
 			x.walk(k, field+"."+k, t[k], depth+1)
 		}
 	case []any:
@@ -310,4 +334,25 @@ func cleanAbs(p, base string) string {
 		p = strings.TrimSuffix(base, "/") + "/" + p
 	}
 	return path.Clean(p)
+}
+
+type keyValue struct {
+	k string
+	v any
+}
+
+// appendSorted appends m's entries to dst, sorted by key.
+func appendSorted(dst []keyValue, m map[string]any) []keyValue {
+	for k, v := range m {
+		dst = append(dst, keyValue{k, v})
+	}
+	slices.SortFunc(dst, func(a, b keyValue) int { return strings.Compare(a.k, b.k) })
+	return dst
+}
+
+// addContent keeps a content value, for the self-protection only.
+func (x *extraction) addContent(field, s string) {
+	if x.content {
+		x.add(candidate{field: field, value: s, kind: candContent})
+	}
 }

@@ -49,29 +49,27 @@ func (in *Inspection) Self(g *Guarded) (d Decision, stop bool) {
 		return Decision{}, false
 	}
 	// Any other tool (custom or MCP): a string naming a guarded file could
-	// be a write. The walk the policy will read when there is one (Walk),
-	// else a look that keeps nothing.
-	var hit string
-	found, deep := false, false
-	if in.walked {
-		x := &in.x
-		deep = x.tooDeep != ""
-		for _, s := range x.strs {
-			if hit, found = g.isProtected(s); found {
-				break
+	// be a write. The walk is the one the policy reads after.
+	x := in.extraction()
+	for _, list := range [...][]candidate{x.cands, x.search, x.commands} {
+		for _, s := range list {
+			if s.kind == candKey || !pathLike(s.value) {
+				continue
+			}
+			if f, hit := g.isProtected(s.value); hit {
+				return selfBlock(fmt.Sprintf("%s names %s", c.ToolName, f)), true
 			}
 		}
-	} else {
-		hit, found, deep = g.firstProtected("", any(c.Input), 0)
 	}
-	switch {
-	case found:
-		return selfBlock(fmt.Sprintf("%s names %s", c.ToolName, hit)), true
-	case deep:
+	if x.tooDeep != "" {
 		return selfBlock(fmt.Sprintf("%s names input nested too deeply to inspect", c.ToolName)), true
 	}
-	if cmd, ok := in.command(); ok && strings.Contains(cmd, "piagent") {
-		return in.selfShell(g, cmd)
+	// A command the tool carries is read as shell, as the policy reads it
+	// (the same parse): what it runs and writes.
+	for _, c := range x.commands {
+		if d, stop := in.selfShell(g, c.value); stop {
+			return d, true
+		}
 	}
 	return Decision{}, false
 }
@@ -88,7 +86,7 @@ func (in *Inspection) selfShell(g *Guarded, cmd string) (Decision, bool) {
 	if cmd == "" {
 		return Decision{}, false
 	}
-	a, err := in.parse(cmd)
+	a, err := shParse(cmd)
 	if err != nil {
 		return Decision{Action: ActionBlock, Code: CodeSelfParse,
 			Reason: "blocked: the shell command cannot be parsed (" + err.Error() + "), so what it runs cannot be checked"}, true

@@ -6,47 +6,40 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 )
 
-// TestSelfWalkAgrees: the gate's self-protection answers the same whether
-// it reads the walk the policy keeps (Walk first, as the guard does with a
-// policy) or looks at the input's strings without keeping them (the gate
-// alone).
-func TestSelfWalkAgrees(t *testing.T) {
+// TestSelfReadsTheWalk: for a tool other than Pi's, the gate's
+// self-protection reads every string of the one walk the policy reads too —
+// nested, inside a JSON string, in content fields, in the proxy's search —
+// but not a string with a line break (content) nor an object's key, and it
+// stops an input too deep to inspect.
+func TestSelfReadsTheWalk(t *testing.T) {
 	g := &Guarded{Home: "/home/u", Cwd: "/home/u/p", Reg: registry.NewSet([]registry.Entry{
 		{Path: "/home/u/.pi/agent/settings.json"}, {Path: "/home/u/p/.pi", Dir: true}, {Path: "/home/u/.pi/piagent-mcp-approvals.json"},
 	})}
-	inputs := []map[string]any{
-		{"path": "src/x.go"},
-		{"target": ".pi/extensions/x.ts"},
-		{"args": map[string]any{"dest": "~/.pi/agent/settings.json"}},
-		{"args": `{"dest": "~/.pi/agent/settings.json"}`},    // a JSON string, decoded
-		{"content": "~/.pi/piagent-mcp-approvals.json"},      // content fields count for self
-		{"message": `{"to": "/home/u/p/.pi/settings.json"}`}, // content: not decoded
-		{"list": []any{"a", map[string]any{"deeper": []any{"/home/u/p/.pi/mcp.json"}}}},
-		{"text": "line one\n/home/u/p/.pi/x"}, // a line break: content
-		{"deep": nest(33, "x.txt")},
-		{"deep": nest(30, "/home/u/p/.pi/x")},
-		{"command": "echo hi", "path": "README.md"},
-	}
-	for _, input := range inputs {
-		c := Call{ToolName: "fs_write", Input: input}
-		walked := Inspect(c)
-		walked.Walk()
-		d1, stop1 := walked.Self(g)
-		fresh := Inspect(c)
-		d2, stop2 := fresh.Self(g)
-		if stop1 != stop2 || d1.Code != d2.Code || d1.Reason != d2.Reason {
-			t.Errorf("%v: with the walk %v %+v, without %v %+v", input, stop1, d1, stop2, d2)
+	for _, tc := range []struct {
+		tool  string
+		input map[string]any
+		stop  bool
+	}{
+		{"fs_write", map[string]any{"path": "src/x.go"}, false},
+		{"fs_write", map[string]any{"target": ".pi/extensions/x.ts"}, true},
+		{"fs_write", map[string]any{"args": map[string]any{"dest": "~/.pi/agent/settings.json"}}, true},
+		{"fs_write", map[string]any{"args": `{"dest": "~/.pi/agent/settings.json"}`}, true}, // a JSON string, decoded
+		{"fs_write", map[string]any{"content": "~/.pi/piagent-mcp-approvals.json"}, true},   // content fields count for self
+		{"fs_write", map[string]any{"message": `{"to": "/home/u/p/.pi/settings.json"}`}, false},
+		{"fs_write", map[string]any{"list": []any{"a", map[string]any{"deeper": []any{"/home/u/p/.pi/mcp.json"}}}}, true},
+		{"fs_write", map[string]any{"text": "line one\n/home/u/p/.pi/x"}, false},             // a line break: content
+		{"fs_write", map[string]any{"files": map[string]any{"/home/u/p/.pi/x": "a"}}, false}, // a key is not read
+		{"fs_write", map[string]any{"deep": nest(33, "x.txt")}, true},
+		{"fs_write", map[string]any{"deep": nest(30, "/home/u/p/.pi/x")}, true},
+		{"fs_write", map[string]any{"command": "echo hi", "path": "README.md"}, false},
+		{"fs_write", map[string]any{"command": "cp x /home/u/p/.pi/settings.json"}, true},
+		{"mcp", map[string]any{"search": "~/.pi/agent/settings.json"}, true},
+		{"mcp", map[string]any{"tool": "echo", "server": "repo"}, false},
+		{"read", map[string]any{"path": "/home/u/p/.pi/settings.json"}, false}, // reading is fine
+	} {
+		in := Inspect(Call{ToolName: tc.tool, Input: tc.input})
+		if d, stop := in.Self(g); stop != tc.stop {
+			t.Errorf("%s %v: stop=%v (%+v), want %v", tc.tool, tc.input, stop, d, tc.stop)
 		}
-	}
-	// and the cases mean something: some stop, some do not
-	stops := 0
-	for _, input := range inputs {
-		in := Inspect(Call{ToolName: "fs_write", Input: input})
-		if _, stop := in.Self(g); stop {
-			stops++
-		}
-	}
-	if stops < 5 || stops == len(inputs) {
-		t.Fatalf("%d of %d inputs stopped", stops, len(inputs))
 	}
 }

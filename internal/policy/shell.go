@@ -41,8 +41,8 @@ var readOnlyGit = map[string]bool{
 // analyseShell parses a command string with the shell parser and applies
 // the shell rules, the policy's exec rules and the protected paths to every
 // command in it.
-func (p *Policy) analyseShell(insp *Inspection, src, field string, f *Facts, hs []string) shellOutcome {
-	a, err := insp.parse(src)
+func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOutcome {
+	a, err := shParse(src)
 	if err != nil {
 		return shellOutcome{block: &Decision{Action: ActionBlock, Code: CodeShellParse, Subject: field,
 			Reason: fmt.Sprintf("piagent cannot parse the shell command, so it is blocked: %v", err)}}
