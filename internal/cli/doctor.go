@@ -196,7 +196,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		for _, f := range b.Files {
 			fmt.Fprintf(w, "  file: %s\n", disp(f))
 		}
-		fmt.Fprintf(w, "  fix: %s\n", b.Fix.Render(a.mcpCmd()))
+		fmt.Fprintf(w, "  fix: %s\n", a.fix(b.Fix))
 	}
 	if len(g.Servers) == 0 {
 		fmt.Fprintf(w, "\nNo MCP servers configured\n")
@@ -210,7 +210,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			}
 			line := fmt.Sprintf("  %s\t%s\t%s", s.Name, s.State, reason)
 			if !s.Fix.IsZero() {
-				line += "\t→ " + s.Fix.Render(a.mcpCmd())
+				line += "\t→ " + a.fix(s.Fix)
 			}
 			fmt.Fprintln(tw, line)
 		}

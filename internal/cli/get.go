@@ -240,7 +240,7 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	fmt.Fprintf(w, "name:        %s\n", s.Name)
 	fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
 	if !s.Fix.IsZero() {
-		fmt.Fprintf(w, "fix:         %s\n", s.Fix.Render(a.mcpCmd()))
+		fmt.Fprintf(w, "fix:         %s\n", a.fix(s.Fix))
 	}
 	fmt.Fprintf(w, "scope:       %s\n", s.Config.Scope)
 	src := disp(s.Config.Source.File)

@@ -49,7 +49,7 @@ type listJSON struct {
 func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
 	cs := s.Config
 	return serverJSON{
-		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: s.Fix.Render(a.mcpCmd()),
+		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: a.fix(s.Fix),
 		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
 		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
 		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
@@ -262,7 +262,7 @@ func (a *app) printBlocks(g *gate.Gate) {
 		for _, f := range b.Files {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, display(a.env.Home, g.View.Cwd, f))
 		}
-		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, b.Fix.Render(a.mcpCmd()))
+		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
 	}
 }
 

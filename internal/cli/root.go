@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +24,9 @@ func (a *app) mcpCmd() string {
 	}
 	return "piagent mcp"
 }
+
+// fix words a fix for the command the person typed.
+func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
 
 // commandMemory is a command's soft heap limit (the Go runtime's): below it
 // no garbage is collected; 10,000 servers need about 40 MiB.
