@@ -169,7 +169,7 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 func (en *Engine) decide(c guard.Call, check bool) guard.Decision {
 	snap, err := en.snapshot()
 	if err != nil {
-		return guard.Decision{Action: guard.Block, Code: "gate-unavailable",
+		return guard.Decision{Action: guard.Block, Code: CodeGateUnavailable,
 			Reason: "blocked: the MCP gate cannot be evaluated (" + err.Error() + "); run 'piagent-mcp doctor' in a terminal"}
 	}
 	if d, stop := en.confinement(snap, c); stop {
@@ -213,10 +213,11 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 	return guard.Decision{}, false
 }
 
-// Decision codes of the engine's own checks (confinement).
+// Decision codes of the engine's own checks.
 const (
-	CodeIntegrity = "protected-files-changed"
-	CodeNoSandbox = "sandbox-unavailable"
+	CodeGateUnavailable = "gate-unavailable" // the gate cannot be evaluated: every call is blocked
+	CodeIntegrity       = "protected-files-changed"
+	CodeNoSandbox       = "sandbox-unavailable"
 )
 
 func (en *Engine) sandboxStatus() sandbox.Status {
@@ -706,4 +707,4 @@ func (en *Engine) State() (State, error) {
 	return st, nil
 }
 
-func gateUnavailable(err error) error { return &Error{Code: "gate-unavailable", Message: err.Error()} }
+func gateUnavailable(err error) error { return &Error{Code: CodeGateUnavailable, Message: err.Error()} }
