@@ -77,6 +77,19 @@ test("completions: subcommands, then the servers each one fits", () => {
   assert.equal(completions("approve internal x", state), null, "third word");
 });
 
+test("completions: the servers a subcommand fits are the helper's actions, not the extension's reading of states", () => {
+  const st: GateState = {
+    project: "/p", fullBlock: false, blocks: [], notice: [],
+    servers: [
+      { name: "a", state: "ready", repositoryControlled: true, actions: ["get"] },
+      { name: "b", state: "disabled", repositoryControlled: false, actions: ["get", "approve"] },
+    ],
+  };
+  assert.deepEqual(completions("reject ", st), null, "no server offers reject");
+  assert.deepEqual(completions("approve ", st)?.map((i) => i.value), ["approve b"]);
+  assert.deepEqual(completions("enable ", st), null, "b's actions do not include enable, whatever its state");
+});
+
 test("blockReason", () => {
   assert.equal(blockReason({ action: "block", code: "c", reason: "piagent: no" }), "piagent: no");
   assert.equal(blockReason({ action: "block", code: "c", reason: "no" }), "piagent: no");
