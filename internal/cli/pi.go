@@ -214,7 +214,7 @@ func (a *app) findPi() (string, error) {
 		}
 		return p, nil
 	}
-	if p := paths.LookPath("pi", a.env.Getenv("PATH"), a.env.Dir, os.Stat); p != "" {
+	if p := paths.LookPathAbs("pi", a.env.Getenv("PATH"), os.Stat); p != "" {
 		return p, nil
 	}
 	return "", refused(errPiNotFound,

@@ -844,7 +844,8 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 	return tool, append(probs, setup.PiagentProblem(a.machine(), tool, Version)...)
 }
 
-// lookPath finds name on this invocation's PATH (not the process's own).
+// lookPath finds name on this invocation's PATH (not the process's own),
+// through its absolute entries alone (paths.LookPathAbs).
 func (a *app) lookPath(name string) string {
-	return paths.LookPath(name, a.env.Getenv("PATH"), a.env.Dir, os.Stat)
+	return paths.LookPathAbs(name, a.env.Getenv("PATH"), os.Stat)
 }

@@ -224,15 +224,31 @@ func unhex(c byte) byte {
 	return c - 'a' + 10
 }
 
-// LookPath finds name on the search path pathVar as execvp does: a name with
-// a slash is not searched, an empty entry is the current directory and a
-// relative entry is taken from dir. The first regular file with an execute
-// bit wins; "" when there is none. stat is os.Stat or a cached stand-in.
+// LookPath finds name on the search path pathVar as execvp does — what a
+// shell, or Node's spawn for the adapter, would run: a name with a slash is
+// not searched, an empty entry is the current directory and a relative
+// entry is taken from dir. The first regular file with an execute bit
+// wins; "" when there is none. stat is os.Stat or a cached stand-in.
 func LookPath(name, pathVar, dir string, stat func(string) (fs.FileInfo, error)) string {
+	return lookPath(name, pathVar, dir, stat)
+}
+
+// LookPathAbs is LookPath through the absolute entries alone: what piagent
+// itself runs. An empty or relative entry would let the folder a command
+// starts in — a repository — choose the program.
+func LookPathAbs(name, pathVar string, stat func(string) (fs.FileInfo, error)) string {
+	return lookPath(name, pathVar, "", stat)
+}
+
+// lookPath is the one search; dir "" passes over empty and relative entries.
+func lookPath(name, pathVar, dir string, stat func(string) (fs.FileInfo, error)) string {
 	if name == "" || strings.ContainsRune(name, filepath.Separator) {
 		return ""
 	}
 	for _, d := range filepath.SplitList(pathVar) {
+		if dir == "" && !filepath.IsAbs(d) {
+			continue
+		}
 		p := Abs(dir, filepath.Join(cmp.Or(d, "."), name))
 		if fi, err := stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 			return p

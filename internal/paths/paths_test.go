@@ -98,4 +98,17 @@ func TestLookPath(t *testing.T) {
 			t.Errorf("LookPath(%q, %q) = %q, want %q", tc.name, tc.path, got, tc.want)
 		}
 	}
+	// What piagent itself runs: an empty or relative entry chooses nothing,
+	// so a program planted in the folder a command starts in is not run.
+	t.Chdir(dir)
+	for _, tc := range []struct{ path, want string }{
+		{":" + abs("bin"), exe},
+		{"bin:" + abs("bin"), exe},
+		{".:" + abs("plain"), ""},
+		{"", ""},
+	} {
+		if got := LookPathAbs("tool", tc.path, os.Stat); got != tc.want {
+			t.Errorf("LookPathAbs(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
 }

@@ -24,7 +24,8 @@ func ExecUnconfined(argv, env []string) error {
 	return syscall.Exec(path, argv, env)
 }
 
-// lookPath finds the program in the PATH of env, as execvp would.
+// lookPath finds the program in the PATH of env, through its absolute
+// entries alone: the folder a command starts in does not choose what runs.
 func lookPath(name string, env []string) (string, error) {
 	if strings.ContainsRune(name, filepath.Separator) {
 		return name, nil
@@ -35,8 +36,7 @@ func lookPath(name string, env []string) (string, error) {
 			path = kv[5:]
 		}
 	}
-	dir, _ := os.Getwd()
-	if p := paths.LookPath(name, path, dir, os.Stat); p != "" {
+	if p := paths.LookPathAbs(name, path, os.Stat); p != "" {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s: not found on PATH", name)
