@@ -348,9 +348,14 @@ func (p *Policy) protectedHit(s string, f *Facts, hs []string, exemptRead, shell
 		if form == "" || (i == 1 && form == r.clean) || (i == 2 && form == r.clean) {
 			continue
 		}
-		segs := splitPath(strings.ToLower(form))
-		if pat, ok := p.matchForm(segs, hs, exemptRead, shell); ok {
-			return pat, true
+		k := memoKey{form, exemptRead, shell}
+		h, ok := p.memo.get(f.Home, k)
+		if !ok {
+			h.pattern, h.hit = p.matchForm(splitPath(strings.ToLower(form)), hs, exemptRead, shell)
+			p.memo.put(f.Home, k, h)
+		}
+		if h.hit {
+			return h.pattern, true
 		}
 	}
 	return "", false

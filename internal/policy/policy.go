@@ -55,6 +55,7 @@ type Policy struct {
 	files        map[string]string // layer → file path
 	docsPatterns []glob
 	hintCache    []string // see hints
+	memo         *matchMemo
 }
 
 type entry struct {
@@ -180,6 +181,7 @@ func Merge(user, project Input) (*Policy, error) {
 		ruleActions:  map[string]ruleAction{},
 		builtinTools: map[string]bool{},
 		files:        map[string]string{LayerBase: ""},
+		memo:         newMatchMemo(),
 	}
 	for _, t := range base.AlwaysAllowedTools {
 		if strings.HasPrefix(t, "piagent_") {
@@ -472,5 +474,6 @@ func (p *Policy) WithSecrets(files, dirs []string) *Policy {
 		add(escapeGlob(d) + "/**")
 	}
 	c.hintCache = nil
+	c.memo = newMatchMemo()
 	return &c
 }
