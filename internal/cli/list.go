@@ -149,11 +149,13 @@ func (a *app) writeList(g *gate.Gate) error {
 		return err
 	}
 	lw.Write([]byte(`,"servers":[`))
+	row := new(serverJSON) // one row, rewritten for each server
 	for i := range g.Servers {
 		if i > 0 {
 			lw.Write([]byte(","))
 		}
-		if err := encode(a.serverRow(g, &g.Servers[i])); err != nil {
+		*row = a.serverRow(g, &g.Servers[i])
+		if err := encode(row); err != nil {
 			return err
 		}
 	}

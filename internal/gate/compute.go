@@ -50,6 +50,7 @@ func Compute(in Input) *Gate {
 	v := in.View
 	g := &Gate{Project: in.Project, View: v, StoreErr: in.StoreErr}
 	direct := parseDirectEnv(in.getenv("MCP_DIRECT_TOOLS"))
+	g.Servers = make([]Server, 0, len(v.Servers))
 	for i := range v.Servers {
 		g.Servers = append(g.Servers, in.server(&v.Servers[i], direct))
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -558,7 +559,7 @@ func (l *loader) layerServers(m *merging, file *serverMap) *serverMap {
 				imported.set(s.Name, leaf(c, 0))
 			}
 		}
-		own := newServerMap()
+		own := &serverMap{nodes: make(map[string]*node, len(ls.Servers)), names: make([]string, 0, len(ls.Servers))}
 		for _, name := range sortedNames(ls.Servers) {
 			c := Contribution{Layer: ls.ID, Scope: ls.Scope, File: ls.Path, Entry: ls.Servers[name], Repository: ls.Repository, Reason: ls.reason}
 			own.set(name, leaf(c, 0))
@@ -593,6 +594,7 @@ func (l *loader) withPackages(file *serverMap) *serverMap {
 // targets into the view.
 func (l *loader) record(m *merging, final *serverMap) {
 	v := l.view
+	v.Servers = slices.Grow(v.Servers, len(final.names)+len(m.union.names))
 	for _, name := range final.names {
 		v.Servers = append(v.Servers, serverFrom(name, final.nodes[name], true))
 	}
