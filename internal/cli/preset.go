@@ -40,7 +40,10 @@ var presetActionText = map[string]string{
 
 // presetFlags gives `mcp` its own --preset and --list.
 func (a *app) presetFlags(c *cobra.Command) {
-	name := c.Flags().String("preset", "", "apply a preset: "+strings.Join(preset.Names(), ", "))
+	// The names are not in the flag's text: reading them would parse the
+	// presets file at every start of every command; --list and completion
+	// read them when asked.
+	name := c.Flags().String("preset", "", "apply a preset by name (--list shows them)")
 	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
 	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(writeScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
