@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -88,7 +89,14 @@ type layoutWriter struct {
 	opened bool // a { or [ was written and its first element not yet seen
 }
 
+// indent is a line break and the spaces of the first levels, cut to size.
+var indent = "\n" + strings.Repeat("  ", 32)
+
 func (l *layoutWriter) newline() {
+	if n := 1 + 2*l.depth; n <= len(indent) {
+		l.w.WriteString(indent[:n])
+		return
+	}
 	l.w.WriteByte('\n')
 	for range l.depth {
 		l.w.WriteString("  ")
@@ -101,8 +109,12 @@ func (l *layoutWriter) Write(p []byte) (int, error) {
 		if l.inStr {
 			// the rest of the string up to a quote or a backslash in one go
 			j := i
-			for j < len(p) && !l.esc && p[j] != '"' && p[j] != '\\' {
-				j++
+			if !l.esc {
+				if k := bytes.IndexAny(p[i:], `"\\`); k >= 0 {
+					j = i + k
+				} else {
+					j = len(p)
+				}
 			}
 			if j > i {
 				l.w.Write(p[i:j])

@@ -601,12 +601,17 @@ func (l *loader) record(m *merging, final *serverMap) {
 	for _, name := range m.union.names {
 		v.Servers = append(v.Servers, serverFrom(name, m.union.nodes[name], false))
 	}
-	sort.SliceStable(v.Servers, func(i, j int) bool {
-		a, b := v.Servers[i], v.Servers[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
+	slices.SortStableFunc(v.Servers, func(a, b Server) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
 		}
-		return a.AdapterLoads && !b.AdapterLoads
+		switch {
+		case a.AdapterLoads && !b.AdapterLoads:
+			return -1
+		case !a.AdapterLoads && b.AdapterLoads:
+			return 1
+		}
+		return 0
 	})
 
 	for _, kind := range l.sortedKinds() {
