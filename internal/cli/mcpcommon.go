@@ -110,10 +110,12 @@ func (l *layoutWriter) Write(p []byte) (int, error) {
 			// the rest of the string up to a quote or a backslash in one go
 			j := i
 			if !l.esc {
-				if k := bytes.IndexAny(p[i:], `"\\`); k >= 0 {
+				j = len(p)
+				if k := bytes.IndexByte(p[i:], '"'); k >= 0 {
 					j = i + k
-				} else {
-					j = len(p)
+				}
+				if k := bytes.IndexByte(p[i:j], '\\'); k >= 0 {
+					j = i + k
 				}
 			}
 			if j > i {
