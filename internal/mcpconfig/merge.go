@@ -167,9 +167,11 @@ func (m *serverMap) has(name string) bool { _, ok := m.nodes[name]; return ok }
 // (a layer's map is merged once), and copying the accumulated map once
 // per layer cost a third of a large configuration's load.
 func mergeMaps(base, next *serverMap) *serverMap {
-	if len(base.names) == 0 {
-		// Nothing beneath: next itself is the answer, each node merged
-		// onto nothing, rather than a copy grown entry by entry.
+	if len(base.names) == 0 && cap(base.names) == 0 {
+		// Nothing beneath, and no room made for more (mergeServers makes
+		// its file map at the size of every layer): next itself is the
+		// answer, each node merged onto nothing, rather than a copy grown
+		// entry by entry.
 		for _, name := range next.names {
 			if n := next.nodes[name]; mergeNode(nil, n) != n {
 				next.nodes[name] = mergeNode(nil, n)
