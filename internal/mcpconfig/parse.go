@@ -1,11 +1,11 @@
 package mcpconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -46,24 +46,23 @@ func parseConfig(data []byte) (cfg parsedConfig, blank bool, err error) {
 // nothing left after strip-json-comments and String.prototype.trim, whose
 // white space includes the BOM, U+00A0 and the Unicode line separators. An
 // unterminated block comment is not stripped, so it is not blank.
-func blankJS(data []byte) bool {
-	s := string(data)
+func blankJS(s []byte) bool {
 	for i := 0; i < len(s); {
 		switch {
-		case strings.HasPrefix(s[i:], "//"):
-			j := strings.IndexByte(s[i:], '\n')
+		case bytes.HasPrefix(s[i:], []byte("//")):
+			j := bytes.IndexByte(s[i:], '\n')
 			if j < 0 {
 				return true
 			}
 			i += j + 1
-		case strings.HasPrefix(s[i:], "/*"):
-			j := strings.Index(s[i+2:], "*/")
+		case bytes.HasPrefix(s[i:], []byte("/*")):
+			j := bytes.Index(s[i+2:], []byte("*/"))
 			if j < 0 {
 				return false
 			}
 			i += j + 4
 		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
+			r, n := utf8.DecodeRune(s[i:])
 			if r == 0x85 || !(unicode.IsSpace(r) || r == '\ufeff') {
 				return false
 			}
