@@ -40,12 +40,28 @@ func Links(a *Analysis) []Word {
 
 // ReadsAt and WritesAt are Reads and Writes of the command at index i.
 func (a *Analysis) ReadsAt(i int) []Word {
-	return collectAt(a, i, i+1, func(s *sink) []Word { return s.reads })
+	a.byCommand()
+	return a.readsAt[i]
 }
 
 // WritesAt: see ReadsAt.
 func (a *Analysis) WritesAt(i int) []Word {
-	return collectAt(a, i, i+1, func(s *sink) []Word { return s.writes })
+	a.byCommand()
+	return a.writesAt[i]
+}
+
+// byCommand works out ReadsAt and WritesAt of every command once per
+// analysis: a line an agent sends again is judged again from them. The
+// slices are clipped, so that a caller's append copies.
+func (a *Analysis) byCommand() {
+	a.atOnce.Do(func() {
+		a.readsAt = make([][]Word, len(a.Commands))
+		a.writesAt = make([][]Word, len(a.Commands))
+		for i := range a.Commands {
+			a.readsAt[i] = slices.Clip(collectAt(a, i, i+1, func(s *sink) []Word { return s.reads }))
+			a.writesAt[i] = slices.Clip(collectAt(a, i, i+1, func(s *sink) []Word { return s.writes }))
+		}
+	})
 }
 
 // sinks is every command's reads, writes, trees and links, worked out once

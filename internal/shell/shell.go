@@ -144,6 +144,10 @@ type Analysis struct {
 	ioOnce sync.Once
 	io     []sink // sinks
 
+	atOnce   sync.Once
+	readsAt  [][]Word // ReadsAt, per command
+	writesAt [][]Word // WritesAt, per command
+
 	scanOnce sync.Once
 	scanned  lineFacts // lineFacts
 }
