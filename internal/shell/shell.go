@@ -174,7 +174,9 @@ func Parse(src string) (*Analysis, error) {
 
 // parse is Parse without the memory.
 func parse(src string) (*Analysis, error) {
-	w := &walker{}
+	// room for a few commands at once: a Command is large, and growing the
+	// list from one was a tenth of what reading a line allocated
+	w := &walker{cmds: make([]Command, 0, 4)}
 	if err := w.parse(src, scope{}, 0, ""); err != nil {
 		return nil, err
 	}
