@@ -12,6 +12,7 @@ package perf
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -125,9 +126,16 @@ func env(home string) []string {
 func runProcess(b *testing.B, dir string, environ []string, argv ...string) {
 	var times []time.Duration
 	var peak int64
+	// the output goes to /dev/null, as hyperfine's does: the figure is the
+	// command's own, not a reader's
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
 	for b.Loop() {
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env, cmd.Stdout = dir, environ, io.Discard
+		cmd.Dir, cmd.Env, cmd.Stdout = dir, environ, null
 		start := time.Now()
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("%v: %v", argv, err)
@@ -255,6 +263,7 @@ func measureEach(b *testing.B, h *helper, req func(i int) string) {
 	h.ask(b, req(0)) // the first answer computes the gate
 	var lat []time.Duration
 	i := 0
+	cpu0 := cpuTime(h.cmd.Process.Pid)
 	for b.Loop() {
 		i++
 		r := req(i)
@@ -262,9 +271,38 @@ func measureEach(b *testing.B, h *helper, req func(i int) string) {
 		h.ask(b, r)
 		lat = append(lat, time.Since(start))
 	}
+	cpu := cpuTime(h.cmd.Process.Pid) - cpu0
 	slices.Sort(lat)
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
 	b.ReportMetric(rssMiB(h.cmd.Process.Pid), "rss-MiB")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(lat))/1000, "cpu-µs/op")
+	}
 }
+
+// cpuTime is the processor time (user and system) a process has used so
+// far, from /proc; 0 where there is none.
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// the fields after the command's name, which is in parentheses
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc's times: 100 on every Linux
+// piagent runs on.
+const clockTicks = 100
