@@ -62,7 +62,7 @@ func Load(o Options) (*Gate, error) {
 		StoreErr: storeErr,
 		Project:  project,
 		Getenv:   o.Getenv,
-		FS:       newSnapFS(),
+		FS:       newSnapFS(len(view.Servers)),
 		Optional: preset.OptionalVars,
 	})
 	watched := append(slices.Clone(view.Consulted), storePath)

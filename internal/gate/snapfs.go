@@ -33,8 +33,11 @@ type fileAnswer struct {
 // folder is listed instead.
 const listAfter = 8
 
-func newSnapFS() *snapFS {
-	return &snapFS{stats: map[string]statAnswer{}, files: map[string]fileAnswer{}, asked: map[string]int{}, names: map[string]map[string]bool{}}
+// newSnapFS makes room for a stat per server (its command or an argument
+// that could be a file) at once: a map grown from nothing copies itself at
+// each doubling.
+func newSnapFS(servers int) *snapFS {
+	return &snapFS{stats: make(map[string]statAnswer, servers), files: map[string]fileAnswer{}, asked: map[string]int{}, names: map[string]map[string]bool{}}
 }
 
 func (f *snapFS) Stat(p string) (fs.FileInfo, error) {

@@ -15,7 +15,7 @@ func TestSnapFS(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.js"), []byte("x"), 0o644)
 	os.Mkdir(filepath.Join(dir, "pkg"), 0o755)
 	os.Symlink(filepath.Join(dir, "pkg"), filepath.Join(dir, "link"))
-	f := newSnapFS()
+	f := newSnapFS(0)
 	for i := range listAfter + 2 {
 		if _, err := f.Stat(filepath.Join(dir, "missing-"+string(rune('a'+i)))); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("missing name: %v", err)
