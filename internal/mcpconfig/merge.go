@@ -173,8 +173,9 @@ func mergeMaps(base, next *serverMap) *serverMap {
 		// answer, each node merged onto nothing, rather than a copy grown
 		// entry by entry.
 		for _, name := range next.names {
-			if n := next.nodes[name]; mergeNode(nil, n) != n {
-				next.nodes[name] = mergeNode(nil, n)
+			n := next.nodes[name]
+			if m := mergeNode(nil, n); m != n {
+				next.nodes[name] = m
 			}
 		}
 		return next
