@@ -100,7 +100,8 @@ func (a *app) setupCommand() *cobra.Command {
 			"--check reports what is installed and exits 1 when anything is missing.",
 		Args: cobra.NoArgs,
 	}
-	presetName := c.Flags().String("mcp-preset", "core", "the preset to seed: "+strings.Join(preset.Names(), ", "))
+	// no preset names here: see presetFlags
+	presetName := c.Flags().String("mcp-preset", "core", "the preset to seed ('piagent mcp --list' shows them)")
 	noMCP := c.Flags().Bool("no-mcp", false, "install only the extension: no adapter, no preset")
 	dryRun := c.Flags().Bool("dry-run", false, "print the plan and change nothing")
 	check := c.Flags().Bool("check", false, "report what is installed, in which versions; exit 1 when anything is missing")
