@@ -48,6 +48,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -74,20 +75,26 @@ func Canonical(v any) ([]byte, error) {
 
 // Of returns "sha256:" + hex(sha256(Canonical(v))).
 func Of(v any) (string, error) {
-	b, err := Canonical(v)
-	if err != nil {
+	// the canonical bytes are hashed and let go: their buffer is reused
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	e.buf = e.buf[:0]
+	if err := e.value(v, 0); err != nil {
 		return "", err
 	}
-	return Bytes(b), nil
+	e.buf = append(e.buf, '\n')
+	return Bytes(e.buf), nil
 }
+
+var encoders = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 256)} }}
 
 // Bytes returns "sha256:" + hex(sha256(data)), the digest of a pinned file.
 func Bytes(data []byte) string {
 	sum := sha256.Sum256(data)
-	out := make([]byte, len(Prefix)+hex.EncodedLen(len(sum)))
-	copy(out, Prefix)
+	var out [len(Prefix) + 2*sha256.Size]byte
+	copy(out[:], Prefix)
 	hex.Encode(out[len(Prefix):], sum[:])
-	return string(out)
+	return string(out[:])
 }
 
 type encoder struct {
