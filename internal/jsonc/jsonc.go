@@ -82,19 +82,23 @@ func Strip(s string) string {
 		line
 		block
 	)
+	// out is the result; pending is what follows the last comma outside a
+	// string, held back until it is known whether a } or ] makes that
+	// comma a trailing one: one slice used again, not a builder made anew
+	// at every comma.
 	var out strings.Builder
 	out.Grow(len(s))
+	var pending []byte
 	inString, comment := false, none
 	offset, commaIndex := 0, -1
-	var buffer strings.Builder
-	blank := func(from, to int) string {
-		b := []byte(s[from:to])
-		for i, c := range b {
+	blank := func(dst []byte, from, to int) []byte {
+		for _, c := range []byte(s[from:to]) {
 			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-				b[i] = ' '
+				c = ' '
 			}
+			dst = append(dst, c)
 		}
-		return string(b)
+		return dst
 	}
 	escaped := func(i int) bool {
 		n := 0
@@ -119,54 +123,53 @@ func Strip(s string) string {
 		}
 		switch {
 		case comment == none && c == '/' && n == '/':
-			buffer.WriteString(s[offset:i])
+			pending = append(pending, s[offset:i]...)
 			offset, comment = i, line
 			i++
 		case comment == line && c == '\r' && n == '\n':
 			i++
 			comment = none
-			buffer.WriteString(blank(offset, i))
+			pending = blank(pending, offset, i)
 			offset = i
 			continue
 		case comment == line && c == '\n':
 			comment = none
-			buffer.WriteString(blank(offset, i))
+			pending = blank(pending, offset, i)
 			offset = i
 		case comment == none && c == '/' && n == '*':
-			buffer.WriteString(s[offset:i])
+			pending = append(pending, s[offset:i]...)
 			offset, comment = i, block
 			i++
 			continue
 		case comment == block && c == '*' && n == '/':
 			i++
 			comment = none
-			buffer.WriteString(blank(offset, i+1))
+			pending = blank(pending, offset, i+1)
 			offset = i + 1
 			continue
 		case comment == none:
 			if commaIndex != -1 {
 				if c == '}' || c == ']' {
-					buffer.WriteString(s[offset:i])
-					b := buffer.String()
-					out.WriteString(" ")
-					out.WriteString(b[1:])
-					buffer.Reset()
+					pending = append(pending, s[offset:i]...)
+					out.WriteByte(' ')
+					out.Write(pending[1:])
+					pending = pending[:0]
 					offset, commaIndex = i, -1
 				} else if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-					buffer.WriteString(s[offset:i])
+					pending = append(pending, s[offset:i]...)
 					offset, commaIndex = i, -1
 				}
 			} else if c == ',' {
-				out.WriteString(buffer.String())
+				out.Write(pending)
 				out.WriteString(s[offset:i])
-				buffer.Reset()
+				pending = pending[:0]
 				offset, commaIndex = i, i
 			}
 		}
 	}
-	out.WriteString(buffer.String())
+	out.Write(pending)
 	if comment == line {
-		out.WriteString(blank(offset, len(s)))
+		out.Write(blank(nil, offset, len(s)))
 	} else {
 		out.WriteString(s[offset:])
 	}
