@@ -122,6 +122,8 @@ func TestStatesPrecedence(t *testing.T) {
 		{"disabled beats everything", repo(map[string]any{"command": "missing", "disabled": true}), nil, Disabled},
 		{"rejected", repo(map[string]any{"command": "present"}), func(cs mcpconfig.Server) *approval.Data { return approvedFor(cs, "rejected") }, Rejected},
 		{"pending", repo(map[string]any{"command": "missing"}), nil, PendingApproval},
+		// a repository could stop the gate with this before
+		{"blank BASH_ENV is pending", repo(map[string]any{"command": "present", "env": map[string]any{"BASH_ENV": " "}}), nil, PendingApproval},
 		{"approved then needs-command", repo(map[string]any{"command": "missing"}), func(cs mcpconfig.Server) *approval.Data { return approvedFor(cs, "approved") }, NeedsCommand},
 		{"user needs-env", user(map[string]any{"command": "present", "env": map[string]any{"T": "${UNSET}"}}), nil, NeedsEnv},
 		{"user env set", user(map[string]any{"command": "present", "env": map[string]any{"T": "${SET}"}}), nil, Ready},

@@ -159,9 +159,9 @@ func CodePaths(name, value string) (files, dirs []string) {
 	if value == "" {
 		return nil, nil
 	}
-	fields := strings.Fields(value)
 	switch name {
 	case "NODE_OPTIONS":
+		fields := strings.Fields(value)
 		for i := 0; i < len(fields); i++ {
 			f := fields[i]
 			for _, opt := range []string{"--require", "-r", "--import", "--loader", "--experimental-loader"} {
@@ -177,15 +177,17 @@ func CodePaths(name, value string) (files, dirs []string) {
 		files = append(files, strings.FieldsFunc(value, func(r rune) bool { return r == ':' || r == ' ' })...)
 	case "BASH_ENV", "ENV", "PYTHONSTARTUP", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR",
 		"GIT_PAGER", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "EDITOR", "VISUAL", "PAGER":
-		files = append(files, fields[0])
+		if f := strings.Fields(value); len(f) > 0 { // blank: nothing to run
+			files = append(files, f[0])
+		}
 	case "RUBYOPT":
-		for _, f := range fields {
+		for _, f := range strings.Fields(value) {
 			if v, ok := strings.CutPrefix(f, "-r"); ok && v != "" {
 				files = append(files, v)
 			}
 		}
 	case "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS":
-		for _, f := range fields {
+		for _, f := range strings.Fields(value) {
 			if v, ok := strings.CutPrefix(f, "-javaagent:"); ok {
 				jar, _, _ := strings.Cut(v, "=")
 				files = append(files, jar)
