@@ -193,3 +193,33 @@ func deepArray(depth int) []any {
 	}
 	return []any{v}
 }
+
+// TestRealPathClimbs: a path that does not exist resolves through its
+// nearest ancestor that does, links and all.
+func TestRealPathClimbs(t *testing.T) {
+	known := map[string]string{"/": "/", "/home": "/home", "/home/u": "/real/u", "/home/u/proj": "/real/u/proj"}
+	var asked []string
+	rp := func(p string) (string, bool) {
+		asked = append(asked, p)
+		r, ok := known[p]
+		return r, ok
+	}
+	for _, c := range []struct{ in, want string }{
+		{"/home/u/proj/a/b", "/real/u/proj/a/b"},
+		{"/home/u/proj", "/real/u/proj"},
+		{"/home/u", "/real/u"},
+		{"/home/v/w", "/home/v/w"},
+		{"/nope/x", "/nope/x"},
+		{"/x", "/x"},
+		{"/", "/"},
+	} {
+		asked = asked[:0]
+		if got := realPath(c.in, rp); got != c.want {
+			t.Errorf("realPath(%q) = %q, want %q (asked %q)", c.in, got, c.want, asked)
+		}
+	}
+	none := func(string) (string, bool) { return "", false }
+	if got := realPath("/a/b", none); got != "" {
+		t.Errorf("with nothing existing: %q", got)
+	}
+}

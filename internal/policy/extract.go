@@ -300,26 +300,36 @@ func resolvePath(s string, f *Facts) resolved {
 }
 
 // realPath follows symlinks for p, or for its nearest ancestor that exists.
+// p is clean and absolute (resolvePath's clean form): each ancestor is a
+// prefix of it, cut at a slash, and what lies below the one found is the
+// rest of p.
 func realPath(p string, rp func(string) (string, bool)) string {
-	rest := ""
 	cur := p
 	for range 64 {
 		if t, ok := rp(cur); ok {
-			if rest == "" {
+			if len(cur) == len(p) {
 				return t
+			}
+			rest := p[len(cur):]
+			if cur == "/" {
+				rest = p[1:]
+			} else {
+				rest = rest[1:]
 			}
 			return strings.TrimSuffix(t, "/") + "/" + rest
 		}
 		if cur == "/" || cur == "" || cur == "." {
 			return ""
 		}
-		dir, base := path.Split(cur)
-		if rest == "" {
-			rest = base
-		} else {
-			rest = base + "/" + rest
+		i := strings.LastIndexByte(cur, '/')
+		switch {
+		case i < 0:
+			cur = "."
+		case i == 0:
+			cur = "/"
+		default:
+			cur = cur[:i]
 		}
-		cur = path.Clean(dir)
 	}
 	return ""
 }
