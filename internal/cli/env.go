@@ -24,6 +24,8 @@ type Env struct {
 	Now            func() time.Time
 	// Interactive reports whether a person can answer a question on Stdin.
 	Interactive bool
+
+	vars map[string]string // Environ by name, when made by indexed
 }
 
 // OSEnv is the process's own Env.
@@ -42,7 +44,20 @@ func OSEnv() Env {
 		Home:        home,
 		Now:         time.Now,
 		Interactive: term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())),
+	}.indexed()
+}
+
+// indexed returns e with its Environ looked up by name rather than by a
+// scan of every pair: a large configuration asks for a variable or two per
+// server. Environ must not change afterwards.
+func (e Env) indexed() Env {
+	e.vars = make(map[string]string, len(e.Environ))
+	for _, kv := range e.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			e.vars[k] = v // the last assignment wins
+		}
 	}
+	return e
 }
 
 // Getenv looks a variable up in Environ; the last assignment wins.
@@ -53,6 +68,10 @@ func (e Env) Getenv(key string) string {
 
 // LookupEnv is Getenv that tells an empty value from an unset one.
 func (e Env) LookupEnv(key string) (string, bool) {
+	if e.vars != nil {
+		v, ok := e.vars[key]
+		return v, ok
+	}
 	val, found := "", false
 	for _, kv := range e.Environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
