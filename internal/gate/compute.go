@@ -249,7 +249,7 @@ func isOAuth(e mcpconfig.Entry) bool {
 func interpolated(e mcpconfig.Entry) []string {
 	var out []string
 	add := func(v any) {
-		if s, ok := v.(string); ok && strings.ContainsAny(s, "${") {
+		if s, ok := v.(string); ok && secret.MayReference(s) {
 			out = append(out, s)
 		}
 	}
@@ -267,7 +267,7 @@ func interpolated(e mcpconfig.Entry) []string {
 		}
 		refs := 0
 		for _, x := range m {
-			if s, ok := x.(string); ok && strings.ContainsAny(s, "${") {
+			if s, ok := x.(string); ok && secret.MayReference(s) {
 				refs++
 			}
 		}
