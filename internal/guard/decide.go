@@ -23,6 +23,8 @@ func (s *Snapshot) DecideFacts(c Call, f policy.Facts) Decision {
 	// One inspection of the call: its input walked once, its command
 	// parsed once, read by the self-protection and the tool policy alike.
 	in := policy.Inspect(policy.Call{ToolName: c.ToolName, Input: c.Input})
+	// Self lets read-only tools pass too; asked here first, they skip the
+	// call (15 ns of the 35 a read's decision costs).
 	if !policy.ReadOnlyTool(c.ToolName) {
 		if d, stop := s.self(&in); stop {
 			return d

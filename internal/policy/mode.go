@@ -39,9 +39,10 @@ func (i intent) String() string {
 // toolIntent classifies a call that is not bash (bash is classified from its
 // shell analysis).
 func (p *Policy) toolIntent(call Call, f *Facts, target func() []string) intent {
-	switch call.ToolName {
-	case "read", "grep", "find", "ls":
+	if ReadOnlyTool(call.ToolName) {
 		return intentRead
+	}
+	switch call.ToolName {
 	case "write", "edit":
 		in := intentDocs
 		paths := target()

@@ -214,8 +214,8 @@ func suspicious(lit string) bool {
 // path or command they take; any other tool by every string in its input.
 func piTool(name string) bool {
 	switch name {
-	case "read", "grep", "find", "ls", "bash", "write", "edit":
+	case "bash", "write", "edit":
 		return true
 	}
-	return false
+	return ReadOnlyTool(name)
 }
