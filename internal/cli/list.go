@@ -149,14 +149,21 @@ func (a *app) writeList(g *gate.Gate) error {
 		return err
 	}
 	lw.Write([]byte(`,"servers":[`))
-	row := new(serverJSON) // one row, rewritten for each server
-	for i := range g.Servers {
-		if i > 0 {
-			lw.Write([]byte(","))
-		}
-		*row = a.serverRow(g, &g.Servers[i])
-		if err := encode(row); err != nil {
-			return err
+	if len(g.Servers) > 0 {
+		// The rows are laid out as they are written (appendRow); the
+		// layout then goes on as if it had seen them: in the array, past
+		// its first element.
+		lw.opened, lw.depth = false, 2
+		var b []byte
+		for i := range g.Servers {
+			b = b[:0]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			row := a.serverRow(g, &g.Servers[i])
+			b = appendRow(b, &row)
+			lw.w.Write(b)
 		}
 	}
 	lw.Write([]byte("],"))

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzAppendRow: a row written by hand is encoding/json's row, laid out as
+// writeJSON lays out list's servers, for any field values: strings that
+// need escaping, empty optional fields, absent and present arrays.
+func FuzzAppendRow(f *testing.F) {
+	f.Add("srv", "project", "layer", "ready", "", "fix <x> & y", "stdio", "node s.js", "/p/.mcp.json", "", true, "", true, "sha256:ab", "A\x00B", "", "")
+	f.Add("é\u2028", "\"q\"", "\\", "\t", "\xff", "", "", "", "", "cursor", false, "why", false, "", "", "cmd", "hint\n")
+	f.Fuzz(func(t *testing.T, name, scope, layer, state, reason, fix, transport, target, file, kind string, repo bool,
+		repoReason string, loads bool, digest, missing, missingCmd, hints string) {
+		r := serverJSON{Name: name, Scope: scope, Layer: layer, State: state, Reason: reason, Fix: fix,
+			Transport: transport, Target: target, RepositoryControlled: repo, RepositoryReason: repoReason,
+			AdapterLoads: loads, Digest: digest, MissingCommand: missingCmd}
+		r.Source.File, r.Source.Kind = file, kind
+		if missing != "" {
+			r.MissingEnv = strings.Split(missing, ",")
+		}
+		if hints != "" {
+			r.Hints = strings.Split(hints, ",")
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("    ", "  ")
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+		got := appendRow(nil, &r)
+		if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
+			t.Fatalf("got\n%s\nwant\n%s", got, w)
+		}
+	})
+}
