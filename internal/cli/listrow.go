@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // appendRow appends r as writeJSON lays out a serverJSON in list's servers
@@ -76,13 +77,24 @@ func appendStrings(b []byte, key string, vs []string) []byte {
 }
 
 // appendJSONString appends s quoted as encoding/json writes it without HTML
-// escaping. A string of printable ASCII other than " and \ is itself
-// between quotes; anything else is left to encoding/json.
+// escaping. A string of valid UTF-8 with no control character, ", \,
+// U+2028 or U+2029 is itself between quotes; anything else is left to
+// encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return appendEncoded(b, s)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
 			return appendEncoded(b, s)
 		}
+		i += n
 	}
 	b = append(b, '"')
 	b = append(b, s...)
