@@ -7,12 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// fastDecode decodes one JSON document, with nothing but whitespace around
-// it, into the values Parse returns (float64 numbers, map[string]any with
-// the last of duplicate keys, []any), in one pass and without reflection.
-// ok is false for anything it does not accept, which Parse then hands to
-// encoding/json for the same answer and its error: the two agree on every
-// document they both accept (FuzzFastDecode).
+// fastDecode decodes one JSONC document, with nothing but whitespace and
+// comments around it, into the values Parse returns (float64 numbers,
+// map[string]any with the last of duplicate keys, []any), in one pass and
+// without reflection: comments are whitespace to it and a comma before a }
+// or ] is nothing, as Strip makes them. ok is false for anything it does
+// not accept, which Parse then strips and hands to encoding/json for the
+// same answer and its error: on every document the fast path accepts, it
+// and Strip with encoding/json agree (FuzzFastDecode).
 func fastDecode(s string) (v any, ok bool) {
 	d := decoder{s: s}
 	d.space()
@@ -33,15 +35,42 @@ type decoder struct {
 // slow path, which reports them.
 const maxFastDepth = 1000
 
+// space skips whitespace and comments. An unterminated block comment stays
+// where it is, for the caller to refuse.
 func (d *decoder) space() {
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
 			d.i++
+		case '/':
+			if !d.comment() {
+				return
+			}
 		default:
 			return
 		}
 	}
+}
+
+// comment skips the comment at d.i, as Strip blanks it: a line comment
+// through its line break or the end, a block comment through its */.
+func (d *decoder) comment() bool {
+	rest := d.s[d.i:]
+	switch {
+	case strings.HasPrefix(rest, "//"):
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			d.i += j + 1
+		} else {
+			d.i = len(d.s)
+		}
+		return true
+	case strings.HasPrefix(rest, "/*"):
+		if j := strings.Index(rest[2:], "*/"); j >= 0 {
+			d.i += 2 + j + 2
+			return true
+		}
+	}
+	return false
 }
 
 func (d *decoder) value(depth int) (any, bool) {
@@ -97,7 +126,10 @@ func (d *decoder) object(depth int) (any, bool) {
 }
 
 func (d *decoder) array(depth int) (any, bool) {
-	a := []any{}
+	// The elements gather on the stack; the array is made once, at its
+	// size (a server's args are a few strings).
+	var small [8]any
+	a := small[:0]
 	ok := d.members(']', func() bool {
 		v, ok := d.value(depth + 1)
 		a = append(a, v)
@@ -106,16 +138,17 @@ func (d *decoder) array(depth int) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return a, true
+	return append(make([]any, 0, len(a)), a...), true
 }
 
 // members reads the comma-separated members of an object or array after
-// its opening bracket, through end, one member at a time.
+// its opening bracket, through end, one member at a time. A comma whose
+// next token is the end is no comma, as Strip blanks it: [1,] and [,] read
+// as [1] and [].
 func (d *decoder) members(end byte, member func() bool) bool {
 	d.i++ // { or [
 	d.space()
-	if d.i < len(d.s) && d.s[d.i] == end {
-		d.i++
+	if d.ended(end) || d.trailingComma(end) {
 		return true
 	}
 	for {
@@ -129,6 +162,9 @@ func (d *decoder) members(end byte, member func() bool) bool {
 		}
 		switch d.s[d.i] {
 		case ',':
+			if d.trailingComma(end) {
+				return true
+			}
 			d.i++
 		case end:
 			d.i++
@@ -137,6 +173,31 @@ func (d *decoder) members(end byte, member func() bool) bool {
 			return false
 		}
 	}
+}
+
+// ended reads end if it is next.
+func (d *decoder) ended(end byte) bool {
+	if d.i < len(d.s) && d.s[d.i] == end {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// trailingComma reads a comma and end, with whitespace and comments
+// between, if they are next; otherwise it reads nothing.
+func (d *decoder) trailingComma(end byte) bool {
+	if d.i >= len(d.s) || d.s[d.i] != ',' {
+		return false
+	}
+	at := d.i
+	d.i++
+	d.space()
+	if d.ended(end) {
+		return true
+	}
+	d.i = at
+	return false
 }
 
 // str reads a string; the document is valid UTF-8 (DecodeUTF8), and

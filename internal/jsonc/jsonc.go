@@ -42,15 +42,16 @@ var ErrBeyondLimits = errors.New("the document is beyond what piagent can read")
 // is nil then. Numbers decode as float64, as JavaScript holds them.
 func Parse(data []byte) (value any, blank bool, err error) {
 	text := DecodeUTF8(data)
+	if v, ok := fastDecode(text); ok {
+		return v, false, nil
+	}
+	// Blank, or not something the fast path takes: stripped, encoding/json
+	// gives the answer, and for a document that is not JSON, its error and
+	// position.
 	stripped := Strip(text)
 	if jsTrim(stripped) == "" {
 		return nil, true, nil
 	}
-	if v, ok := fastDecode(stripped); ok {
-		return v, false, nil
-	}
-	// Not something the fast path takes: encoding/json gives the answer,
-	// and for a document that is not JSON, its error and position.
 	dec := json.NewDecoder(strings.NewReader(stripped))
 	dec.UseNumber()
 	if err := dec.Decode(&value); err != nil {
@@ -114,6 +115,14 @@ func Strip(s string) string {
 		return 0
 	}
 	for i := 0; i < len(s); i++ {
+		if inString {
+			// Inside a string only its closing quote changes anything.
+			j := strings.IndexByte(s[i:], '"')
+			if j < 0 {
+				break
+			}
+			i += j
+		}
 		c, n := s[i], next(i)
 		if comment == none && c == '"' && !escaped(i) {
 			inString = !inString

@@ -167,22 +167,24 @@ func slowDecode(s string) (any, error) {
 	return numbers(v), nil
 }
 
-// FuzzFastDecode: the one-pass decoder and encoding/json agree on every
-// document the fast one accepts, and it accepts every one encoding/json
-// does short of its depth limit.
+// FuzzFastDecode: the one-pass decoder and Strip with encoding/json agree
+// on every document the fast one accepts, and it accepts every one they do
+// short of the depth limit.
 func FuzzFastDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"mcpServers": {"a": {"command": "node", "args": ["x.js", "--port", "8080"], "env": {"T": "${T}"}}}}`,
 		`[1, -0, 0.5, 1e400, -1e-400, 123456789012345678901234567890, true, false, null]`,
 		`"\u00e9\ud83d\ude00\ud800\udc00x\ud800\\\"\/\b\f\n\r\t"`, `{"a":1,"a":2}`, ` { } `, `[]`, `01`, `1.`, `.5`, `-`, `"\u12"`,
 		`"\ud800\u0041"`, `{"a" 1}`, `[1,]`, "\"a\x01\"", `tru`, `nul`, `"\uD83D"`, `1e`, `+1`, `"\u+123"`,
+		"// c\n{\"a\": [1, /* x */ 2,\n// y\n],}", `[,]`, `{,}`, `[1,,]`, `[,1]`, `[1 /* x`, `{"a//": "/*"}`, `1 // end`,
+		`{"a":1,/**/}`, "[1,// c\r\n]", `/`, `1/`, `[1 /*/ ]`, `"\\"//`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		s = DecodeUTF8([]byte(s))
 		fast, ok := fastDecode(s)
-		slow, err := slowDecode(s)
+		slow, err := slowDecode(Strip(s))
 		switch {
 		case ok && err != nil:
 			t.Fatalf("%q: the fast path accepts what encoding/json refuses (%v)", s, err)
