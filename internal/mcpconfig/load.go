@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/jsonc"
@@ -56,12 +58,14 @@ type loader struct {
 	kindOrder         []string
 	gitRoot           *string
 	layers            []*layerState
+	filesRead         int // layers[:filesRead] have had their files read
 }
 
 // layerState is a layer while loading, with what provenance needs.
 type layerState struct {
 	*Layer
 	reason string // why its own entries are repository-controlled
+	size   int64  // the file's size; -1 when it is absent
 }
 
 func newLoader(opts Options) *loader {
@@ -146,6 +150,7 @@ func (l *loader) readLayers() {
 	if l.configPath != "" {
 		userPath = resolvePath(l.cwd, l.configPath)
 	}
+	defer l.readFiles()
 	if v.Exclusive {
 		l.addLayer(LayerPiGlobal, userPath)
 		return
@@ -165,6 +170,7 @@ func (l *loader) readLayers() {
 		l.addLayer(id, p)
 	}
 	l.addLayer(LayerPiGlobal, userPath)
+	l.readFiles() // the global layers' settings name the ancestor roots
 
 	projectPath := resolvePath(l.cwd, ".mcp.json")
 	projectPiPath := resolvePath(l.cwd, v.ConfigDir, "mcp.json")
@@ -224,41 +230,109 @@ func (l *loader) inProjectReal(p string) bool {
 	return paths.Within(l.realCwd, p) || paths.Within(l.cwd, p)
 }
 
-// addLayer reads one config file and appends it to the view's layers.
+// addLayer appends one config file to the view's layers; readFiles reads
+// it once the layers are known.
 func (l *loader) addLayer(id, path string) *layerState {
-	lay := &Layer{ID: id, Scope: scopeOf(id), Path: path}
-	ls := &layerState{Layer: lay}
+	ls := &layerState{Layer: &Layer{ID: id, Scope: scopeOf(id), Path: path}, size: -1}
 	l.layers = append(l.layers, ls)
 	l.consultFile(path)
-	if !exists(path) {
-		return ls
+	if fi, err := os.Stat(path); err == nil {
+		ls.size = fi.Size()
 	}
+	return ls
+}
+
+// readResult is one layer's file, read and parsed.
+type readResult struct {
+	cfg     parsedConfig
+	blank   bool
+	readErr error
+	err     error
+}
+
+// parallelBytes is how much configuration makes reading the layers'
+// files side by side worth starting threads for: below it, one goroutine
+// parses them all sooner.
+const parallelBytes = 64 << 10
+
+// readFiles reads and parses the file of every present layer added since
+// it last ran, side by side when there is enough to parse, then takes the
+// results in the layers' order, so what is skipped is listed in that
+// order.
+func (l *loader) readFiles() {
+	layers := l.layers[l.filesRead:]
+	l.filesRead = len(l.layers)
+	results := make([]readResult, len(layers))
+	var total int64
+	for _, ls := range layers {
+		total += max(ls.size, 0)
+	}
+	if total >= parallelBytes && len(layers) > 1 {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		for i, ls := range layers {
+			if ls.size < 0 {
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				results[i] = readLayerFile(ls.Path)
+			}()
+		}
+		wg.Wait()
+	} else {
+		for i, ls := range layers {
+			if ls.size >= 0 {
+				results[i] = readLayerFile(ls.Path)
+			}
+		}
+	}
+	for i, ls := range layers {
+		if ls.size >= 0 {
+			l.takeLayer(ls, &results[i])
+		}
+	}
+}
+
+func readLayerFile(path string) (r readResult) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		lay.Present = true
-		l.skip(Skipped{Path: path, Layer: id, Reason: "cannot read: " + errText(err)})
-		return ls
+		r.readErr = err
+		return r
 	}
-	cfg, blank, err := parseConfig(data)
-	if blank {
-		return ls
+	r.cfg, r.blank, r.err = parseConfig(data)
+	return r
+}
+
+// takeLayer records what reading a present layer's file gave.
+func (l *loader) takeLayer(ls *layerState, r *readResult) {
+	lay, id, path := ls.Layer, ls.ID, ls.Path
+	if r.readErr != nil {
+		lay.Present = true
+		l.skip(Skipped{Path: path, Layer: id, Reason: "cannot read: " + errText(r.readErr)})
+		return
+	}
+	if r.blank {
+		return
 	}
 	lay.Present = true
-	if err != nil {
+	if err := r.err; err != nil {
 		s := Skipped{Path: path, Layer: id, Reason: err.Error(), Beyond: errors.Is(err, jsonc.ErrBeyondLimits)}
 		var se *jsonc.SyntaxError
 		if errors.As(err, &se) {
 			s.Line, s.Column, s.Reason = se.Line, se.Column, "invalid JSONC: "+se.Msg
 		}
 		l.skip(s)
-		return ls
+		return
 	}
+	cfg := &r.cfg
 	lay.Loaded = true
 	lay.Servers = cfg.servers
 	lay.Imports = cfg.imports
 	lay.Settings = cfg.settings
 	lay.HasClaudePlugins, lay.ClaudePlugins = cfg.hasClaudePlugins, cfg.claudePlugins
-	return ls
 }
 
 func errText(err error) string {
