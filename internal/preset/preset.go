@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/piagent/piagent/internal/jsonc"
 )
 
 //go:embed presets.json
@@ -242,14 +244,34 @@ func Baseline(id string) (Server, bool) {
 // OptionalVars lists the variables the server id references but does not
 // need (Context7's API key only raises its quota); nil when there are none.
 func OptionalVars(id string) []string {
-	var out []string
-	for _, n := range load().Servers[id].Needs {
-		if n.Kind == NeedEnv && n.Optional {
-			out = append(out, n.Name)
+	return slices.Clone(optionalVars()[id])
+}
+
+// optionalVars is OptionalVars for every server, read from the embedded
+// file by jsonc's decoder rather than load()'s: the gate asks for each
+// server it judges, and load() decodes and checks the whole catalogue by
+// reflection, half a millisecond of a one-shot command on its own.
+// TestOptionalVarsAgree holds the two readings together.
+var optionalVars = sync.OnceValue(func() map[string][]string {
+	v, _, err := jsonc.Parse(embedded)
+	if err != nil {
+		panic("preset: embedded presets.json: " + err.Error())
+	}
+	root, _ := v.(map[string]any)
+	servers, _ := root["servers"].(map[string]any)
+	out := map[string][]string{}
+	for id, s := range servers {
+		server, _ := s.(map[string]any)
+		needs, _ := server["needs"].([]any)
+		for _, n := range needs {
+			need, _ := n.(map[string]any)
+			if name, ok := need["name"].(string); ok && need["kind"] == NeedEnv && need["optional"] == true {
+				out[id] = append(out[id], name)
+			}
 		}
 	}
 	return out
-}
+})
 
 // NeedsOf returns what a server started through npx needs when it runs a
 // package some baseline runs, whatever version or flags it was given: a

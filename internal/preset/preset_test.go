@@ -360,3 +360,28 @@ func TestParseRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalVarsAgree: the lean reading of the optional variables is
+// what the strict decoding of the catalogue says, for every server.
+func TestOptionalVarsAgree(t *testing.T) {
+	f := load()
+	optional := 0
+	for id, s := range f.Servers {
+		var want []string
+		for _, n := range s.Needs {
+			if n.Kind == NeedEnv && n.Optional {
+				want = append(want, n.Name)
+			}
+		}
+		optional += len(want)
+		if got := OptionalVars(id); !slices.Equal(got, want) {
+			t.Errorf("OptionalVars(%q) = %q, want %q", id, got, want)
+		}
+	}
+	if optional == 0 {
+		t.Fatal("no server has an optional variable: the test compares nothing")
+	}
+	if got := OptionalVars("not-a-preset"); got != nil {
+		t.Errorf("OptionalVars of an unknown server = %q", got)
+	}
+}
