@@ -3,9 +3,13 @@ package mcpconfig
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // bigFixture spreads n servers over every file layer, three import kinds
@@ -92,5 +96,32 @@ func BenchmarkLoad1000(b *testing.B) {
 		if err != nil || len(v.Servers) == 0 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReadFilesSideBySide: reading the layers' files side by side gives
+// the view reading them one by one gives, skipped files in the same order.
+// Not parallel: it sets parallelBytes.
+func TestReadFilesSideBySide(t *testing.T) {
+	requireImports(t)
+	root := bigFixture(t, 1000)
+	// two broken layers, one global and one in the project
+	for _, f := range []string{"home/.agents/mcp.json", "home/work/proj/.pi/mcp.json"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(`{"mcpServers": {"x": }`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(b int64) { parallelBytes = b }(parallelBytes)
+	views := map[string]*View{}
+	for name, bytes := range map[string]int64{"side by side": 0, "one by one": math.MaxInt64} {
+		parallelBytes = bytes
+		views[name] = loadAt(t, root, "home/work/proj", nil)
+	}
+	a, b := views["side by side"], views["one by one"]
+	if len(a.Skipped) != 2 || len(a.Servers) < 700 {
+		t.Fatalf("%d skipped, %d servers: the fixture is not what the test needs", len(a.Skipped), len(a.Servers))
+	}
+	if diff := cmp.Diff(b, a); diff != "" {
+		t.Errorf("side by side differs (-one by one +side by side):\n%s", diff)
 	}
 }

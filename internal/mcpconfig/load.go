@@ -253,7 +253,7 @@ type readResult struct {
 // parallelBytes is how much configuration makes reading the layers'
 // files side by side worth starting threads for: below it, one goroutine
 // parses them all sooner.
-const parallelBytes = 64 << 10
+var parallelBytes int64 = 64 << 10 // a variable for TestReadFilesSideBySide
 
 // readFiles reads and parses the file of every present layer added since
 // it last ran, side by side when there is enough to parse, then takes the
