@@ -3,7 +3,10 @@ package helper
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/piagent/piagent/internal/guard"
 )
 
 // FuzzSplitRequest holds the one-pass reading of the extension's lines to
@@ -62,6 +65,51 @@ func TestSplitRequestTakesTheExtensionsLines(t *testing.T) {
 	} {
 		if _, ok := splitRequest([]byte(c.line)); ok != c.ok {
 			t.Errorf("%s: split %v, want %v", c.line, ok, c.ok)
+		}
+	}
+}
+
+// FuzzFastCall holds the reflection-free reading of decide's params to
+// encoding/json's: whatever fastCall reads, encoding/json reads as the same
+// call, and the extension's own shape takes the fast path.
+func FuzzFastCall(f *testing.F) {
+	for _, s := range []string{
+		`{"toolName":"bash","input":{"command":"ls -la","timeout":30}}`,
+		`{"toolName":"mcp","input":{"tool":"echo","server":"srv-0","args":{"a":[1,2.5,true,null]}},"sourcePath":"/x/index.ts"}`,
+		`{"toolName":"read","input":{"path":"a"},"toolName":"write"}`,
+		`{"ToolName":"read","input":{}}`, `{"toolName":null,"input":{}}`, `{"toolName":"read","input":null}`,
+		`{"toolName":"read","input":{"n":1e400}}`, `{"toolName":"read","extra":1}`, `{"toolName":"r\u00e9ad\ud800"}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		fast, ok := fastCall(params)
+		if !ok {
+			return
+		}
+		var slow guard.Call
+		if err := json.Unmarshal(params, &slow); err != nil {
+			t.Fatalf("%q: fastCall reads what encoding/json refuses: %v", params, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: fast %#v, encoding/json %#v", params, fast, slow)
+		}
+	})
+}
+
+func TestFastCallTakesTheExtensionsCalls(t *testing.T) {
+	for _, s := range []string{
+		`{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n 50"}}`,
+		`{"toolName":"mcp","input":{"tool":"echo","server":"srv-0"},"sourcePath":"/home/u/.pi/agent/npm/node_modules/pi-mcp-adapter/index.ts"}`,
+		`{"toolName":"write","input":{"path":".env","content":"x\ny"}}`,
+	} {
+		if _, ok := fastCall([]byte(s)); !ok {
+			t.Errorf("%s: not read by the fast path", s)
+		}
+	}
+	for _, s := range []string{`{"ToolName":"read"}`, `{"toolName":"read","input":null}`, `{"toolName":"read","other":1}`, `{"toolName":"read"} // c`} {
+		if _, ok := fastCall([]byte(s)); ok {
+			t.Errorf("%s: read by the fast path", s)
 		}
 	}
 }

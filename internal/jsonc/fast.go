@@ -26,9 +26,30 @@ func fastDecode(s string) (v any, ok bool) {
 	return v, d.i == len(d.s)
 }
 
+// DecodeJSON decodes s as strict JSON (no comments, no trailing commas,
+// valid UTF-8) into the values encoding/json.Unmarshal gives an any:
+// float64, string, bool, nil, []any, map[string]any. ok is false for
+// anything it does not take, numbers beyond float64 and depths past 1,000
+// included, for the caller to hand to encoding/json: wherever it answers,
+// the two agree (FuzzDecodeJSON).
+func DecodeJSON(s string) (v any, ok bool) {
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	d := decoder{s: s, strict: true}
+	d.space()
+	v, ok = d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	return v, d.i == len(d.s)
+}
+
 type decoder struct {
-	s string
-	i int
+	s      string
+	i      int
+	strict bool // JSON itself: no comments, trailing commas or infinities
 }
 
 // maxFastDepth is below encoding/json's limit: deeper documents take the
@@ -43,7 +64,7 @@ func (d *decoder) space() {
 		case ' ', '\t', '\n', '\r':
 			d.i++
 		case '/':
-			if !d.comment() {
+			if d.strict || !d.comment() {
 				return
 			}
 		default:
@@ -148,7 +169,7 @@ func (d *decoder) array(depth int) (any, bool) {
 func (d *decoder) members(end byte, member func() bool) bool {
 	d.i++ // { or [
 	d.space()
-	if d.ended(end) || d.trailingComma(end) {
+	if d.ended(end) || !d.strict && d.trailingComma(end) {
 		return true
 	}
 	for {
@@ -162,7 +183,7 @@ func (d *decoder) members(end byte, member func() bool) bool {
 		}
 		switch d.s[d.i] {
 		case ',':
-			if d.trailingComma(end) {
+			if !d.strict && d.trailingComma(end) {
 				return true
 			}
 			d.i++
@@ -349,8 +370,8 @@ func (d *decoder) number() (any, bool) {
 	}
 	f, err := strconv.ParseFloat(d.s[start:d.i], 64)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return nil, false
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange || d.strict {
+			return nil, false // encoding/json refuses what float64 cannot hold
 		}
 	}
 	return f, true

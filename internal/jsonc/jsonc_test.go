@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -189,6 +190,31 @@ func FuzzFastDecode(f *testing.F) {
 		case ok && err != nil:
 			t.Fatalf("%q: the fast path accepts what encoding/json refuses (%v)", s, err)
 		case !ok && err == nil && depth(slow) < maxFastDepth:
+			t.Fatalf("%q: the fast path refuses what encoding/json reads", s)
+		case ok && !reflect.DeepEqual(fast, slow):
+			t.Fatalf("%q: fast %#v, encoding/json %#v", s, fast, slow)
+		}
+	})
+}
+
+// FuzzDecodeJSON: the strict fast path and encoding/json.Unmarshal agree
+// on every document the fast path accepts, and it accepts every one
+// encoding/json does that is valid UTF-8, short of the depth limit.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"toolName":"bash","input":{"command":"ls -la","timeout":30}}`, `{"a":1,"a":2}`, `[1,]`, `[,]`, `{"a":1,}`,
+		"// c\n1", `/* x */ 1`, `1e400`, `-1e400`, `1e-400`, `"\ud800"`, "\"\xff\"", `{"A":1,"a":2}`, ` [ ] `, `null`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := DecodeJSON(s)
+		var slow any
+		err := json.Unmarshal([]byte(s), &slow)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("%q: the fast path accepts what encoding/json refuses (%v)", s, err)
+		case !ok && err == nil && utf8.ValidString(s) && depth(slow) < maxFastDepth:
 			t.Fatalf("%q: the fast path refuses what encoding/json reads", s)
 		case ok && !reflect.DeepEqual(fast, slow):
 			t.Fatalf("%q: fast %#v, encoding/json %#v", s, fast, slow)
