@@ -668,25 +668,20 @@ func (l *loader) withPackages(file *serverMap) *serverMap {
 // targets into the view.
 func (l *loader) record(m *merging, final *serverMap) {
 	v := l.view
-	v.Servers = slices.Grow(v.Servers, len(final.names)+len(m.union.names))
-	for _, name := range final.names {
-		v.Servers = append(v.Servers, serverFrom(name, final.nodes[name], true))
-	}
-	for _, name := range m.union.names {
-		v.Servers = append(v.Servers, serverFrom(name, m.union.nodes[name], false))
-	}
-	slices.SortStableFunc(v.Servers, func(a, b Server) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
+	// By name, the adapter's entry before the union's of the same name:
+	// each list is sorted (its names are distinct), then the two are
+	// merged, so no server is moved once made.
+	loaded, union := slices.Sorted(slices.Values(final.names)), slices.Sorted(slices.Values(m.union.names))
+	v.Servers = slices.Grow(v.Servers, len(loaded)+len(union))
+	for len(loaded) > 0 || len(union) > 0 {
+		if len(union) == 0 || len(loaded) > 0 && loaded[0] <= union[0] {
+			v.Servers = append(v.Servers, serverFrom(loaded[0], final.nodes[loaded[0]], true))
+			loaded = loaded[1:]
+		} else {
+			v.Servers = append(v.Servers, serverFrom(union[0], m.union.nodes[union[0]], false))
+			union = union[1:]
 		}
-		switch {
-		case a.AdapterLoads && !b.AdapterLoads:
-			return -1
-		case !a.AdapterLoads && b.AdapterLoads:
-			return 1
-		}
-		return 0
-	})
+	}
 
 	for _, kind := range l.sortedKinds() {
 		d := m.decls[kind]
