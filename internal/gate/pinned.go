@@ -31,11 +31,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		if isCommand && !strings.Contains(s, "/") {
 			return // found on PATH, outside the project
 		}
-		p := paths.Expand(in.View.Home, s)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(base, p)
-		}
-		p = filepath.Clean(p)
+		p := paths.AbsFrom(base, paths.Expand(in.View.Home, s))
 		if !paths.Within(project, p) || p == project {
 			return
 		}

@@ -108,6 +108,36 @@ func Abs(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
+// AbsFrom is Abs for a dir that is already clean and absolute: a relative
+// p of plain names (no empty, . or .. element) is joined without cleaning
+// again, which the gate does for every argument of every repository
+// server (TestAbsFrom holds it to Abs).
+func AbsFrom(dir, p string) string {
+	if len(dir) > 1 && plainRel(p) {
+		return dir + string(filepath.Separator) + p
+	}
+	return Abs(dir, p)
+}
+
+// plainRel reports whether p is relative and made of plain names: joined
+// to a clean folder, it stays clean.
+func plainRel(p string) bool {
+	if p == "" || p[0] == filepath.Separator {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != filepath.Separator {
+			continue
+		}
+		if e := p[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
 // Expand turns `~` and `~/x` into paths under home; other values are returned
 // unchanged.
 func Expand(home, p string) string {

@@ -112,3 +112,28 @@ func TestLookPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsFrom: for a clean absolute folder, AbsFrom is Abs.
+func TestAbsFrom(t *testing.T) {
+	dirs := []string{"/", "/p", "/home/u/proj", "/a b/c"}
+	ps := []string{"", ".", "..", "a", "a/b", "a//b", "a/./b", "a/../b", "./a", "../a", "a/", "a/.", "a/..", "/abs", "/abs/../x",
+		"server-1.js", "8080", "--port", "src/a.go", "...", "a..b", ".a/b.", "~", "a/b/c/d.txt"}
+	for _, d := range dirs {
+		for _, p := range ps {
+			if got, want := AbsFrom(d, p), Abs(d, p); got != want {
+				t.Errorf("AbsFrom(%q, %q) = %q, Abs gives %q", d, p, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAbsFrom(f *testing.F) {
+	f.Add("/home/u", "a/b")
+	f.Add("/", "a/../../b")
+	f.Fuzz(func(t *testing.T, d, p string) {
+		d = filepath.Clean("/" + d) // AbsFrom's folder is clean and absolute
+		if got, want := AbsFrom(d, p), Abs(d, p); got != want {
+			t.Fatalf("AbsFrom(%q, %q) = %q, Abs gives %q", d, p, got, want)
+		}
+	})
+}
