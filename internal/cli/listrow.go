@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"bytes"
-	"encoding/json"
-	"unicode/utf8"
-)
+import "github.com/piagent/piagent/internal/jsonc"
 
 // appendRow appends r as writeJSON lays out a serverJSON in list's servers
 // array, the row's { already placed: fields four spaces in, its } two. It
@@ -15,7 +11,7 @@ import (
 func appendRow(b []byte, r *serverJSON) []byte {
 	const field = ",\n      \""
 	b = append(b, "{\n      \"name\": "...)
-	b = appendJSONString(b, r.Name)
+	b = jsonc.AppendString(b, r.Name)
 	b = appendStringField(b, field+"scope\": ", r.Scope)
 	b = appendStringField(b, field+"layer\": ", r.Layer)
 	b = appendStringField(b, field+"state\": ", r.State)
@@ -51,7 +47,7 @@ func appendRow(b []byte, r *serverJSON) []byte {
 }
 
 func appendStringField(b []byte, key, v string) []byte {
-	return appendJSONString(append(b, key...), v)
+	return jsonc.AppendString(append(b, key...), v)
 }
 
 func appendBoolField(b []byte, key string, v bool) []byte {
@@ -71,40 +67,7 @@ func appendStrings(b []byte, key string, vs []string) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n        "...)
-		b = appendJSONString(b, v)
+		b = jsonc.AppendString(b, v)
 	}
 	return append(b, "\n      ]"...)
-}
-
-// appendJSONString appends s quoted as encoding/json writes it without HTML
-// escaping. A string of valid UTF-8 with no control character, ", \,
-// U+2028 or U+2029 is itself between quotes; anything else is left to
-// encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' {
-				return appendEncoded(b, s)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
-			return appendEncoded(b, s)
-		}
-		i += n
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendEncoded(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -113,3 +113,47 @@ func TestFastCallTakesTheExtensionsCalls(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendDecision: a decision's response written by hand is the one
+// encoding/json writes, and a response it does not take is left to it.
+func FuzzAppendDecision(f *testing.F) {
+	f.Add([]byte("12"), "allow", "ok", "", "", "", "", "", "")
+	f.Add([]byte("1"), "block", "protected-path", "a <reason> & \"more\"", "srv", "pending", "piagent-mcp approve srv", "env-files", "\xff.env\u2028")
+	f.Add([]byte(`"x"`), "allow", "ok", "", "", "", "", "", "")
+	f.Add([]byte("null"), "allow", "ok", "", "", "", "", "", "")
+	f.Fuzz(func(t *testing.T, id []byte, action, code, reason, server, state, fix, rule, subject string) {
+		if !json.Valid(id) {
+			return // ids come from a request line encoding/json read
+		}
+		resp := response{ID: json.RawMessage(id), Result: guard.Decision{Action: action, Code: code, Reason: reason,
+			Server: server, State: state, Fix: fix, Rule: rule, Subject: subject}}
+		got, ok := appendDecision(nil, resp)
+		if !ok {
+			return
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(resp); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("got  %s\nwant %s", got, want.Bytes())
+		}
+	})
+}
+
+func TestAppendDecisionTakesDecisions(t *testing.T) {
+	if _, ok := appendDecision(nil, response{ID: json.RawMessage("7"), Result: guard.Decision{Action: "allow", Code: "ok"}}); !ok {
+		t.Error("a decision to a numeric id is not written by hand")
+	}
+	for _, r := range []response{
+		{ID: json.RawMessage(`"7"`), Result: guard.Decision{Action: "allow"}},
+		{ID: json.RawMessage("7"), Result: map[string]any{"action": "allow"}},
+		{ID: json.RawMessage("7"), Error: &Error{Code: "bad-params"}},
+	} {
+		if _, ok := appendDecision(nil, r); ok {
+			t.Errorf("%+v: written by hand", r)
+		}
+	}
+}

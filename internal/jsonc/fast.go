@@ -1,6 +1,8 @@
 package jsonc
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -375,4 +377,37 @@ func (d *decoder) number() (any, bool) {
 		}
 	}
 	return f, true
+}
+
+// AppendString appends s quoted as encoding/json writes a string with HTML
+// escaping off, for writers that skip reflection. A string of valid UTF-8
+// with no control character, ", \, U+2028 or U+2029 is itself between
+// quotes; any other is left to encoding/json (FuzzAppendString).
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return appendEncoded(b, s)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+			return appendEncoded(b, s)
+		}
+		i += n
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendEncoded(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

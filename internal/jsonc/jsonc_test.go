@@ -222,6 +222,23 @@ func FuzzDecodeJSON(f *testing.F) {
 	})
 }
 
+// FuzzAppendString: AppendString writes what encoding/json writes with
+// HTML escaping off.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"plain", "é\u2028\u2029", "\"q\" \\ <&>", "\x00\x1f\x7f", "\xff\xfe", "export T=…"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		if got := AppendString([]byte("x"), s); string(got) != "x"+strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("%q: got %s, want %s", s, got[1:], want.Bytes())
+		}
+	})
+}
+
 func depth(v any) int {
 	switch x := v.(type) {
 	case map[string]any:
