@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/digest"
@@ -36,7 +38,15 @@ type Input struct {
 
 	onPath   map[[2]string]bool // PATH lookups made so far, by command name and folder
 	treePins []string           // folders pinned whole
+	// newFS, when set, makes the FS for a run of servers, FS being nil:
+	// Compute then judges a large view's servers side by side, each run
+	// with its own (Load sets it).
+	newFS func(servers int) FS
 }
+
+// sideBySide is how many servers make judging them side by side worth
+// starting threads for.
+const sideBySide = 256
 
 func (in *Input) getenv(k string) string {
 	if in.Getenv == nil {
@@ -50,14 +60,49 @@ func Compute(in Input) *Gate {
 	v := in.View
 	g := &Gate{Project: in.Project, View: v, StoreErr: in.StoreErr}
 	direct := parseDirectEnv(in.getenv("MCP_DIRECT_TOOLS"))
-	g.Servers = make([]Server, 0, len(v.Servers))
-	for i := range v.Servers {
-		g.Servers = append(g.Servers, in.server(&v.Servers[i], direct))
+	g.Servers = make([]Server, len(v.Servers))
+	if workers := min(runtime.GOMAXPROCS(0), 4); in.newFS != nil && workers > 1 && len(v.Servers) >= sideBySide {
+		in.serversSideBySide(g.Servers, direct, workers)
+	} else {
+		if in.newFS != nil {
+			in.FS = in.newFS(len(v.Servers))
+		}
+		for i := range v.Servers {
+			g.Servers[i] = in.server(&v.Servers[i], direct)
+		}
 	}
 	g.Blocks = in.blocks(g, direct)
 	g.Warnings = in.warnings(g)
 	g.TreePins = in.treePins
 	return g
+}
+
+// serversSideBySide judges the view's servers into out in runs, one a
+// goroutine, each with its own file system memory and PATH lookups (the
+// only state judging a server changes); the folders pinned whole are
+// gathered in the servers' order, as one goroutine would have.
+func (in *Input) serversSideBySide(out []Server, direct directEnv, workers int) {
+	v := in.View
+	parts := make([]Input, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := len(out)*w/workers, len(out)*(w+1)/workers
+		part := &parts[w]
+		*part = *in
+		part.FS, part.onPath, part.treePins = in.newFS(hi-lo), nil, nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i] = part.server(&v.Servers[i], direct)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range parts {
+		in.treePins = append(in.treePins, parts[i].treePins...)
+	}
+	in.FS = parts[0].FS // for what Compute looks at after
 }
 
 func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {

@@ -62,8 +62,8 @@ func Load(o Options) (*Gate, error) {
 		StoreErr: storeErr,
 		Project:  project,
 		Getenv:   o.Getenv,
-		FS:       newSnapFS(len(view.Servers)),
 		Optional: preset.OptionalVars,
+		newFS:    func(servers int) FS { return newSnapFS(servers) },
 	})
 	watched := append(slices.Clone(view.Consulted), storePath)
 	watched = append(watched, g.PinnedPaths()...)
