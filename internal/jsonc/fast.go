@@ -19,13 +19,7 @@ import (
 // and Strip with encoding/json agree (FuzzFastDecode).
 func fastDecode(s string) (v any, ok bool) {
 	d := decoder{s: s}
-	d.space()
-	v, ok = d.value(0)
-	if !ok {
-		return nil, false
-	}
-	d.space()
-	return v, d.i == len(d.s)
+	return d.document()
 }
 
 // DecodeJSON decodes s as strict JSON (no comments, no trailing commas,
@@ -39,8 +33,13 @@ func DecodeJSON(s string) (v any, ok bool) {
 		return nil, false
 	}
 	d := decoder{s: s, strict: true}
+	return d.document()
+}
+
+// document reads one value with nothing but space around it.
+func (d *decoder) document() (any, bool) {
 	d.space()
-	v, ok = d.value(0)
+	v, ok := d.value(0)
 	if !ok {
 		return nil, false
 	}
