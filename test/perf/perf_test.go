@@ -174,20 +174,22 @@ func BenchmarkListJSON(b *testing.B) {
 // as Pi's extension finds it: its ends of two ordinary pipes.
 type helper struct {
 	cmd     *exec.Cmd
-	in, out int // this process's ends: the helper's stdin, its stdout
+	in, out *os.File // this process's ends: the helper's stdin, its stdout
+	inFD    uintptr  // their descriptors, in blocking mode (File.Fd)
+	outFD   uintptr
 	buf     []byte
 	n       int // bytes of buf read but not yet returned
 }
 
 func startHelper(b *testing.B, argv []string, dir string, environ []string) *helper {
-	var toHelper, fromHelper [2]int
-	if err := syscall.Pipe2(toHelper[:], syscall.O_CLOEXEC); err != nil {
+	stdin, in, err := os.Pipe()
+	if err != nil {
 		b.Fatal(err)
 	}
-	if err := syscall.Pipe2(fromHelper[:], syscall.O_CLOEXEC); err != nil {
+	out, stdout, err := os.Pipe()
+	if err != nil {
 		b.Fatal(err)
 	}
-	stdin, stdout := os.NewFile(uintptr(toHelper[0]), "stdin"), os.NewFile(uintptr(fromHelper[1]), "stdout")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, environ, stdin, stdout
 	if err := cmd.Start(); err != nil {
@@ -195,15 +197,15 @@ func startHelper(b *testing.B, argv []string, dir string, environ []string) *hel
 	}
 	stdin.Close()
 	stdout.Close()
-	h := &helper{cmd: cmd, in: toHelper[1], out: fromHelper[0], buf: make([]byte, 1<<16)}
-	b.Cleanup(func() { syscall.Close(h.in); cmd.Wait(); syscall.Close(h.out) })
+	h := &helper{cmd: cmd, in: in, out: out, inFD: in.Fd(), outFD: out.Fd(), buf: make([]byte, 1<<16)}
+	b.Cleanup(func() { in.Close(); cmd.Wait(); out.Close() })
 	h.line(b) // the handshake
 	return h
 }
 
 func (h *helper) ask(b *testing.B, req string) string {
 	for p := []byte(req); len(p) > 0; {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(h.in), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, h.inFD, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		if errno != 0 {
 			b.Fatal(errno)
 		}
@@ -223,7 +225,7 @@ func (h *helper) line(b *testing.B) string {
 		if h.n == len(h.buf) {
 			b.Fatal("an answer longer than 64 KiB")
 		}
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(h.out), uintptr(unsafe.Pointer(&h.buf[h.n])), uintptr(len(h.buf)-h.n))
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, h.outFD, uintptr(unsafe.Pointer(&h.buf[h.n])), uintptr(len(h.buf)-h.n))
 		if errno != 0 || n == 0 {
 			b.Fatalf("reading the helper's answer: %v (%d bytes)", errno, n)
 		}
