@@ -78,7 +78,7 @@ func FuzzFastCall(f *testing.F) {
 		`{"toolName":"mcp","input":{"tool":"echo","server":"srv-0","args":{"a":[1,2.5,true,null]}},"sourcePath":"/x/index.ts"}`,
 		`{"toolName":"read","input":{"path":"a"},"toolName":"write"}`,
 		`{"ToolName":"read","input":{}}`, `{"toolName":null,"input":{}}`, `{"toolName":"read","input":null}`,
-		`{"toolName":"read","input":{"n":1e400}}`, `{"toolName":"read","extra":1}`, `{"toolName":"r\u00e9ad\ud800"}`, `[]`, `null`,
+		`{"toolName":{},"toolName":""}`, `{"toolName":"read","input":{"n":1e400}}`, `{"toolName":"read","extra":1}`, `{"toolName":"r\u00e9ad\ud800"}`, `[]`, `null`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -107,7 +107,7 @@ func TestFastCallTakesTheExtensionsCalls(t *testing.T) {
 			t.Errorf("%s: not read by the fast path", s)
 		}
 	}
-	for _, s := range []string{`{"ToolName":"read"}`, `{"toolName":"read","input":null}`, `{"toolName":"read","other":1}`, `{"toolName":"read"} // c`} {
+	for _, s := range []string{`{"ToolName":"read"}`, `{"toolName":"read","input":null}`, `{"toolName":"read","other":1}`, `{"toolName":"read"} // c`, `{"toolName":{},"toolName":""}`, `{"input":{"a":1,"a":2}}`} {
 		if _, ok := fastCall([]byte(s)); ok {
 			t.Errorf("%s: read by the fast path", s)
 		}

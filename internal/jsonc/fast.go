@@ -25,9 +25,11 @@ func fastDecode(s string) (v any, ok bool) {
 // DecodeJSON decodes s as strict JSON (no comments, no trailing commas,
 // valid UTF-8) into the values encoding/json.Unmarshal gives an any:
 // float64, string, bool, nil, []any, map[string]any. ok is false for
-// anything it does not take, numbers beyond float64 and depths past 1,000
-// included, for the caller to hand to encoding/json: wherever it answers,
-// the two agree (FuzzDecodeJSON).
+// anything it does not take, numbers beyond float64, depths past 1,000 and
+// objects with a key twice included, for the caller to hand to
+// encoding/json: wherever it answers, the two agree (FuzzDecodeJSON). A
+// repeated key is refused because encoding/json, decoding into a struct,
+// reports a wrong type in the first of two values that the last would hide.
 func DecodeJSON(s string) (v any, ok bool) {
 	if !utf8.ValidString(s) {
 		return nil, false
@@ -137,6 +139,9 @@ func (d *decoder) object(depth int) (any, bool) {
 		}
 		d.i++
 		d.space()
+		if _, dup := m[k]; dup && d.strict {
+			return false
+		}
 		v, ok := d.value(depth + 1)
 		m[k] = v
 		return ok
