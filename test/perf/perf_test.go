@@ -32,7 +32,17 @@ var (
 	buildErr  error
 )
 
-// bins builds piagent, piagent-mcp and the two baselines once.
+// TestMain removes the binaries bins built, once every benchmark is done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// bins builds piagent, piagent-mcp and the two baselines once, into a
+// temporary folder TestMain removes.
 func bins(b testing.TB) string {
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "piagent-perf-")
