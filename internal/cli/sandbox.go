@@ -12,6 +12,7 @@ import (
 
 	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 )
@@ -157,7 +158,14 @@ func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 		return usagef("--profile %q: want agent or server", o.profile)
 	}
 	auto := o.auto
-	err := sandbox.Exec(p, argv, a.env.Environ)
+	err := sandbox.ExecWith(p, argv, a.env.Environ, sandbox.ExecOptions{Warn: a.env.Stderr, NoNamespace: func(cause string) error {
+		// Read only here: a person who chose the full boundary is not
+		// given Landlock alone in its place.
+		if pol, err := policy.Load(a.env.Home, o.project); err != nil || pol.Err() != nil || pol.Sandbox() == policy.SandboxNamespaces {
+			return refused(fmt.Errorf("no namespace can be made here (%s) and your policy requires them (\"sandbox\": \"namespaces\"), or it cannot be read; nothing was run", cause))
+		}
+		return nil
+	}})
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) && auto {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)

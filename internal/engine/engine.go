@@ -204,10 +204,13 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 		return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
 			Reason: "blocked: the powershell tool runs outside piagent's sandbox; use bash, which runs confined"}, true
 	}
-	if c.ToolName == "bash" && snap.Policy().Sandbox() == policy.SandboxRequired {
+	if level := snap.Policy().Sandbox(); c.ToolName == "bash" && level != policy.SandboxAuto {
 		if st := en.sandboxStatus(); st.Mechanism == "" {
 			return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
 				Reason: "blocked: your policy requires the sandbox for every command and none applies here: " + st.Missing + "; see 'piagent sandbox status', or set \"sandbox\": \"auto\" in ~/.pi/piagent-policy.json"}, true
+		} else if level == policy.SandboxNamespaces && st.Namespaces == "" {
+			return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
+				Reason: "blocked: your policy requires the sandbox's namespaces for every command and none can be made here: " + st.NamespaceMissing + "; see 'piagent sandbox status', or set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to run under Landlock and seccomp alone"}, true
 		}
 	}
 	return guard.Decision{}, false
@@ -463,7 +466,7 @@ func sandboxNotice(st sandbox.Status) []string {
 	case st.Mechanism == "":
 		return []string{"piagent: no sandbox on this machine (" + st.Missing + "): the agent's commands are checked by the command reader alone, which a program can outrun; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead"}
 	case !st.MountNamespace:
-		return []string{"piagent: the agent's commands run under Landlock, but without a private mount namespace: piagent's files inside the project (.pi, .git/hooks, .git/config) and its secrets are not kept from them by the kernel; a change there blocks the session"}
+		return []string{"piagent: the agent's commands run under Landlock and seccomp, but without namespaces (" + st.NamespaceMissing + "): piagent's files inside the project (.pi, .git/hooks, .git/config) and its secrets are not kept from them by the kernel, and a process a command detaches can outlive it; a change there blocks the session; set \"sandbox\": \"namespaces\" in ~/.pi/piagent-policy.json to block commands instead"}
 	}
 	return nil
 }

@@ -69,6 +69,10 @@ const (
 	// none applies.
 	SandboxAuto     = "auto"
 	SandboxRequired = "required"
+	// SandboxNamespaces blocks every bash call where the full boundary
+	// (user or root mount and PID namespaces) cannot be made, and sandbox
+	// exec refuses to fall back to Landlock alone.
+	SandboxNamespaces = "namespaces"
 
 	// ServerSandboxOn (the default) runs every stdio server piagent pi
 	// starts under piagent's server profile; ServerSandboxOff, from the
@@ -293,9 +297,9 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 		return ferr(keyOffset(data, "serverSandbox"), "serverSandbox %q is not %q or %q", f.ServerSandbox, ServerSandboxOn, ServerSandboxOff)
 	}
 	switch f.Sandbox {
-	case "", SandboxAuto, SandboxRequired:
+	case "", SandboxAuto, SandboxRequired, SandboxNamespaces:
 	default:
-		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q or %q", f.Sandbox, SandboxAuto, SandboxRequired)
+		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q, %q or %q", f.Sandbox, SandboxAuto, SandboxRequired, SandboxNamespaces)
 	}
 	switch f.RegistryMode {
 	case "", RegistryAdvisory, RegistryEnforce:

@@ -134,7 +134,7 @@ func (p *Policy) ServerSandbox() string {
 	return ServerSandboxOn
 }
 
-// Sandbox is "auto" (the default) or "required".
+// Sandbox is "auto" (the default), "required" or "namespaces".
 func (p *Policy) Sandbox() string {
 	if p.sandbox == "" {
 		return SandboxAuto
@@ -269,14 +269,15 @@ func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 		p.serverOff = f.ServerSandbox == ServerSandboxOff
 		p.src("serverSandbox", f.ServerSandbox, layer, file)
 	}
-	// A repository may require the sandbox, never waive it.
-	if f.Sandbox != "" && (f.Sandbox == SandboxRequired || !proj) && p.sandbox != f.Sandbox {
-		if !proj || p.sandbox != SandboxRequired {
+	// A repository may raise the sandbox's level (auto < required <
+	// namespaces), never lower it.
+	if f.Sandbox != "" && f.Sandbox != p.Sandbox() {
+		if !proj || sandboxRank(f.Sandbox) > sandboxRank(p.Sandbox()) {
 			p.sandbox = f.Sandbox
 			p.src("sandbox", f.Sandbox, layer, file)
+		} else {
+			p.violate(file, "sandbox", "sandbox "+f.Sandbox+" would lower "+p.Sandbox()+"; a repository may only raise the sandbox's level")
 		}
-	} else if f.Sandbox == SandboxAuto && proj && p.sandbox == SandboxRequired {
-		p.violate(file, "sandbox", "sandbox auto would lower required; a repository may only require the sandbox")
 	}
 	if f.RegistryMode != "" {
 		switch {
@@ -476,4 +477,14 @@ func (p *Policy) WithSecrets(files, dirs []string) *Policy {
 	c.hintCache = nil
 	c.memo = newMatchMemo()
 	return &c
+}
+
+func sandboxRank(level string) int {
+	switch level {
+	case SandboxRequired:
+		return 1
+	case SandboxNamespaces:
+		return 2
+	}
+	return 0
 }

@@ -313,6 +313,13 @@ func TestGoTestUnderSandbox(t *testing.T) {
 	w := newWorld(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	must(t, err)
+	// The modules it needs, fetched unconfined first: the sandbox reads
+	// them from the user's module cache, with the network proxy off.
+	list := exec.Command("go", "list", "-deps", "-test", "./internal/digest/...")
+	list.Dir = root
+	if out, err := list.CombinedOutput(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
 	cmd := exec.Command(piagentBin, "sandbox", "exec", "--project", root, "--", "go", "test", "-count=1", "./internal/digest/...")
 	cmd.Dir = root
 	cmd.Env = append(w.env, "GOMODCACHE="+goEnv(t, "GOMODCACHE"), "GOPROXY=off")

@@ -11,6 +11,10 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 )
 
+// InitArg is the first argument with which piagent runs as a sandbox's init
+// (Init): never typed by a person.
+const InitArg = "__piagent-sandbox-init"
+
 // ExecUnconfined replaces this process with argv as it is: the fallback a
 // caller chose (sandbox exec --auto) where no sandbox applies.
 func ExecUnconfined(argv, env []string) error {
@@ -40,4 +44,22 @@ func lookPath(name string, env []string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s: not found on PATH", name)
+}
+
+// mergeEnv is env with set's KEY=VALUE pairs in place of env's own for the
+// same keys: a program reads the first of two, so a caller's TMPDIR must not
+// stand before the private one.
+func mergeEnv(env, set []string) []string {
+	keys := make(map[string]bool, len(set))
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !keys[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -39,7 +40,7 @@ func Exec(p Profile, argv, env []string) error {
 	}
 	profile := Seatbelt(realPaths(p))
 	args := append([]string{sandboxExec, "-p", profile, "--"}, argv...)
-	return syscall.Exec(sandboxExec, args, append(env, p.Env...))
+	return syscall.Exec(sandboxExec, args, mergeEnv(env, p.Env))
 }
 
 // realPaths resolves every path of p (a missing one through its nearest
@@ -69,3 +70,15 @@ func realPath(p string) string {
 	}
 	return filepath.Join(realPath(filepath.Clean(dir)), base)
 }
+
+// Init is Linux's: elsewhere no init is started.
+func Init() int { return 125 }
+
+// ExecOptions adjusts Exec; Linux's namespaces are the only option.
+type ExecOptions struct {
+	NoNamespace func(cause string) error
+	Warn        io.Writer
+}
+
+// ExecWith is Exec: there are no namespaces to ask about here.
+func ExecWith(p Profile, argv, env []string, _ ExecOptions) error { return Exec(p, argv, env) }

@@ -3,15 +3,18 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
-	"unsafe"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -20,8 +23,21 @@ import (
 // that refuses truncating a read-only file.
 const MinABI = 3
 
-// Probe reports what this machine can enforce. It starts nothing.
+// Probe reports what this machine can enforce, namespaces included: it
+// makes a user and mount namespace once to see whether one can mount (a
+// few milliseconds; sandbox exec does not call it).
 func Probe() Status {
+	st := probeLandlock()
+	if st.Mechanism == "" {
+		return st
+	}
+	st.Namespaces, st.NamespaceMissing = probeNamespaces()
+	st.fill()
+	return st
+}
+
+// probeLandlock is Probe without namespaces.
+func probeLandlock() Status {
 	st := Status{Seccomp: true}
 	abi, err := llsyscall.LandlockGetABIVersion()
 	switch {
@@ -34,26 +50,40 @@ func Probe() Status {
 		return st
 	}
 	st.Mechanism, st.ABI, st.Scoped = "landlock", abi, abi >= 6
-	st.MountNamespace = canMount()
 	return st
 }
 
-// canMount reports whether this process may make a private mount namespace
+// rootMounts reports whether this process may make a mount namespace
 // without a user namespace: it holds CAP_SYS_ADMIN.
-func canMount() bool {
-	var hdr = unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return false
-	}
-	return data[0].Effective&(1<<unix.CAP_SYS_ADMIN) != 0
+func rootMounts() bool { return haveCap(unix.CAP_SYS_ADMIN) }
+
+// ExecOptions adjusts Exec.
+type ExecOptions struct {
+	// NoNamespace is asked when no namespace can be made here, with the
+	// cause: nil runs the command under Landlock and seccomp alone (after a
+	// line on Warn naming the cause), an error refuses it.
+	NoNamespace func(cause string) error
+	// Warn receives that line (default: standard error).
+	Warn io.Writer
 }
 
-// Exec confines this process by p and replaces it with argv (argv[0]
-// looked up on PATH), with env. It returns only on failure, and then
-// nothing was run.
-func Exec(p Profile, argv, env []string) error {
-	st := Probe()
+// Exec confines argv (argv[0] looked up on PATH) by p and runs it with env.
+// It returns only on failure, and then nothing was run; otherwise this
+// process ends with the command's status (128+N for a signal N).
+//
+// Where a user and mount namespace can be made (root, or any user on a
+// current kernel), the command runs beneath an init of its own in fresh
+// user, mount and PID namespaces: every mount read-only but the writable
+// folders, registered paths inside those read-only, secrets hidden, /proc,
+// /dev/shm and the pseudo-terminals its own, every capability dropped, then
+// Landlock and seccomp; when it ends, everything it started ends. Where none
+// can be made, it runs under Landlock and seccomp alone, in place of this
+// process.
+func Exec(p Profile, argv, env []string) error { return ExecWith(p, argv, env, ExecOptions{}) }
+
+// ExecWith is Exec with options.
+func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
+	st := probeLandlock()
 	if st.Mechanism == "" {
 		return &UnavailableError{Missing: st.Missing}
 	}
@@ -64,196 +94,438 @@ func Exec(p Profile, argv, env []string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range p.Dirs() {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fmt.Errorf("cannot create the sandbox's private folder %s: %w", d, err)
+	if err := preparePrivate(p); err != nil {
+		return err
+	}
+	// Nothing this process inherited beyond the standard streams reaches
+	// the command (an fd open on ~/.bashrc in the caller, say).
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close inherited descriptors: %w", err)
+	}
+	env = mergeEnv(env, p.Env)
+	cause, err := runInit(p, st, path, argv, env)
+	if cause == "" {
+		return err
+	}
+	if o.NoNamespace != nil {
+		if err := o.NoNamespace(cause); err != nil {
+			return err
 		}
 	}
-	// Everything from here runs on this thread, which execve turns into
-	// the new program: its mount namespace and filters are the program's.
+	w := o.Warn
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "piagent: sandbox: no namespace here (%s); this command runs under Landlock and seccomp alone: files inside the project that piagent protects are watched, not locked; 'piagent sandbox status' says what holds and the fix\n", cause)
+	return execLandlockOnly(p, st, path, argv, env)
+}
+
+// execLandlockOnly confines this thread and replaces the process with the
+// command: no namespace, so the protected paths inside writable folders are
+// the guard's and the watch's to keep.
+func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
 	runtime.LockOSThread()
-	if st.MountNamespace {
-		if err := mountProfile(p, emptyFile(p)); err != nil {
-			return fmt.Errorf("mount namespace: %w", err)
-		}
+	if err := confineThread(p, st.ABI, false); err != nil {
+		return err
 	}
-	if err := landlockProfile(p, st); err != nil {
+	return syscall.Exec(path, argv, env)
+}
+
+// confineThread applies, to this thread and what it starts: every
+// capability dropped, Landlock, then seccomp.
+func confineThread(p Profile, abi int, pts bool) error {
+	if err := dropCaps(); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	if err := restrictLandlock(abi, rulesOf(p, pts)); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if p.NoUnixSockets {
-		if err := denyUnixSockets(); err != nil {
-			return fmt.Errorf("seccomp: %w", err)
+	if err := installSeccomp(); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
+}
+
+// initSpec is what the outer process hands its init on descriptor 3.
+type initSpec struct {
+	Profile Profile  `json:"profile"`
+	ABI     int      `json:"abi"`
+	Path    string   `json:"path"`
+	Argv    []string `json:"argv"`
+	Env     []string `json:"env"`
+	Dir     string   `json:"dir"`
+	Empty   string   `json:"empty"`
+	// Probe: make the namespaces and mounts, then end without a command.
+	Probe bool   `json:"probe,omitempty"`
+	Fault string `json:"fault,omitempty"`
+}
+
+// Init results on descriptor 4: "ok", or the reason nothing ran.
+const (
+	initOK      = "ok"
+	initNoNS    = "nons:" // no namespace can mount here: the cause follows
+	initFailure = "err:"  // anything else: nothing ran
+)
+
+// runInit starts the init in new namespaces and waits for it. It returns a
+// non-empty cause when no namespace can be made here (nothing ran), an
+// error when the init failed otherwise (nothing ran); when the command ran,
+// it does not return: this process exits with the command's status.
+func runInit(p Profile, st Status, path string, argv, env []string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return startInit(initSpec{Profile: p, ABI: st.ABI, Path: path, Argv: argv, Env: env, Dir: dir, Empty: emptyPath(p), Fault: faultFromEnv(env)}, true)
+}
+
+// startInit starts an init with spec. With run, it waits for the command
+// and exits with its status; without (a probe), it returns once the init
+// has made its mounts.
+func startInit(s initSpec, run bool) (string, error) {
+	spec, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       []string{"piagent", InitArg},
+		Env:        []string{},
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		ExtraFiles: []*os.File{specR, resW},
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+			// The init ends with this process, and with it every process
+			// in its PID namespace.
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	if !rootMounts() {
+		uid, gid := os.Getuid(), os.Getgid()
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+		// Capabilities in the new user namespace only, kept across the
+		// init's execve to mount; the init drops them before the command.
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	}
+	// Pdeathsig follows the thread that started the child: keep it.
+	runtime.LockOSThread()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		specR.Close()
+		resW.Close()
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EUSERS) || errors.Is(err, unix.EACCES) {
+			return "cannot make a user namespace: " + err.Error() + userNSHint(), nil
+		}
+		return "", fmt.Errorf("start the sandbox's init: %w", err)
+	}
+	specR.Close()
+	resW.Close()
+	go func() {
+		specW.Write(spec)
+		specW.Close()
+	}()
+	res, _ := io.ReadAll(io.LimitReader(resR, 4096))
+	resR.Close()
+	result := string(res)
+	if result != initOK {
+		cmd.Wait()
+		signal.Stop(sigs)
+		switch {
+		case strings.HasPrefix(result, initNoNS):
+			return strings.TrimPrefix(result, initNoNS), nil
+		case strings.HasPrefix(result, initFailure):
+			return "", errors.New(strings.TrimPrefix(result, initFailure))
+		}
+		return "", fmt.Errorf("the sandbox's init ended before the command started (%v)", cmd.ProcessState)
+	}
+	if !run {
+		signal.Stop(sigs)
+		cmd.Wait()
+		return "", nil
+	}
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	cmd.Wait()
+	os.Exit(exitCode(cmd.ProcessState.Sys().(syscall.WaitStatus)))
+	return "", nil
+}
+
+func exitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// userNSHint names why an unprivileged user namespace may be refused here.
+func userNSHint() string {
+	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return " (user.max_user_namespaces is 0: 'sudo sysctl user.max_user_namespaces=15000' allows them)"
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return " (kernel.unprivileged_userns_clone is 0: 'sudo sysctl kernel.unprivileged_userns_clone=1' allows them)"
+	}
+	return ""
+}
+
+// appArmorRestricts reports Ubuntu's restriction of unprivileged user
+// namespaces (23.10 and later): the namespace is made, but without the
+// capabilities to mount, unless an AppArmor profile grants userns.
+func appArmorRestricts() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+	return err == nil && strings.TrimSpace(string(b)) == "1"
+}
+
+// Any binary that links this package serves as a sandbox's init (piagent,
+// and the tests' own binaries, whose Probe starts one): before any other
+// package of the program initialises, so the init starts little.
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == InitArg {
+		os.Exit(Init())
+	}
+}
+
+// Init is piagent run as a sandbox's init (argv[1] == InitArg): PID 1 of
+// fresh namespaces. It makes the mounts, confines its own thread, starts the
+// command from it, passes signals on, and ends with the command's status;
+// every process left in the namespace ends with it.
+func Init() int {
+	runtime.LockOSThread() // never unlocked: the command is forked from this thread
+	// Only the result pipe is to stay open, and not in the command.
+	unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	res := os.NewFile(4, "result")
+	fail := func(prefix string, err error) int {
+		res.WriteString(prefix + err.Error())
+		res.Close()
+		return 125
+	}
+	var spec initSpec
+	specf := os.NewFile(3, "spec")
+	if err := json.NewDecoder(io.LimitReader(specf, 64<<20)).Decode(&spec); err != nil {
+		return fail(initFailure, fmt.Errorf("read the sandbox's profile: %w", err))
+	}
+	specf.Close()
+	pts, err := mountAll(spec.Profile, spec.Empty, spec.Fault)
+	if err != nil {
+		var nm *noMountError
+		if errors.As(err, &nm) {
+			return fail(initNoNS, err)
+		}
+		return fail(initFailure, fmt.Errorf("mount namespace: %w", err))
+	}
+	if spec.Probe {
+		res.WriteString(initOK)
+		res.Close()
+		return 0
+	}
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return fail(initFailure, err)
+	}
+	if err := confineThread(spec.Profile, spec.ABI, pts); err != nil {
+		return fail(initFailure, err)
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	pid, err := syscall.ForkExec(spec.Path, spec.Argv, &syscall.ProcAttr{
+		Dir:   spec.Dir,
+		Env:   spec.Env,
+		Files: []uintptr{0, 1, 2},
+		// A session of its own: no controlling terminal to type into.
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return fail(initFailure, fmt.Errorf("%s: %w", spec.Path, err))
+	}
+	res.WriteString(initOK)
+	res.Close()
+	go func() {
+		for s := range sigs {
+			unix.Kill(-pid, s.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 125
+		}
+		if got == pid {
+			return exitCode(ws)
 		}
 	}
-	return syscall.Exec(path, argv, append(env, p.Env...))
 }
 
-func landlockProfile(p Profile, st Status) error {
-	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
-	if st.Scoped {
-		cfg.Scoped = landlock.V7.Scoped
+// noMountError is a namespace that was made but cannot mount (an AppArmor
+// restriction, a container's seccomp filter): the cause names the fix.
+type noMountError struct{ err error }
+
+func (e *noMountError) Error() string {
+	msg := "the user namespace cannot mount: " + e.err.Error()
+	if appArmorRestricts() {
+		msg += " (AppArmor restricts unprivileged user namespaces here: 'piagent setup --apparmor' prints the profile that allows piagent's)"
 	}
-	if st.ABI < 7 {
-		cfg = cfg.BestEffort() // ABI 3 to 6: every right that ABI knows
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWDirs(existing(p.Writable)...).WithRefer(),
-		landlock.RWFiles(existing([]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"})...).WithIoctlDev(),
-		landlock.RWDirs(existing([]string{"/dev/pts"})...).WithIoctlDev(),
-	}
-	for _, d := range p.Dirs() {
-		rules = append(rules, landlock.RWDirs(d).WithRefer())
-	}
-	// The ruleset is enforced on this thread alone, which execve turns
-	// into the command: no other thread of this process runs anything
-	// after it, so there is no need to stop every thread (psx).
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return err
-	}
-	if fd < 0 {
-		return errors.New("the ruleset restricts nothing")
-	}
-	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	return llsyscall.LandlockRestrictSelf(fd, flags)
+	return msg
 }
 
-func existing(ps []string) []string {
-	var out []string
-	for _, p := range ps {
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
+// mountAll makes the init's mounts. It reports whether the command has a
+// private pseudo-terminal instance.
+func mountAll(p Profile, empty, fault string) (bool, error) {
+	if err := faultMount(fault); err != nil {
+		return false, &noMountError{err}
 	}
-	return out
-}
-
-// mountProfile makes a private mount namespace for this thread: registered
-// paths inside writable folders read-only, the folders above them pinned
-// (a mount point cannot be renamed or removed), secrets hidden.
-func mountProfile(p Profile, empty string) error {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-		return fmt.Errorf("unshare: %w", err)
-	}
-	// Paths resolve from the working directory afresh once the mounts are
-	// in place, or a relative path would bypass them.
-	defer unix.Chdir(cwd)
-	// Nothing mounted here may reach the rest of the machine.
+	// Nothing mounted here reaches the rest of the machine.
 	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("make / a slave mount: %w", err)
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return false, &noMountError{err}
+		}
+		return false, fmt.Errorf("make / a slave mount: %w", err)
 	}
-	bind := func(src, dst string, ro bool) error {
-		if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", dst, err)
+	// A /proc of this PID namespace: no other process's environment or
+	// memory is in view.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return false, fmt.Errorf("mount /proc: %w", err)
+	}
+	// The writable folders become mounts of their own, so that they stay
+	// writable when everything else is made read-only.
+	writable := append(existing(p.Writable), p.Dirs()...)
+	for _, d := range writable {
+		if err := bindAt(d, d); err != nil {
+			return false, err
 		}
-		if !ro {
-			return nil
+	}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return false, fmt.Errorf("make every mount read-only: %w", err)
+	}
+	for _, d := range writable {
+		if err := setattrAt(d, 0, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, unix.MOUNT_ATTR_RDONLY); err != nil {
+			return false, err
 		}
-		var sfs unix.Statfs_t
-		flags := uintptr(0)
-		if unix.Statfs(dst, &sfs) == nil {
-			flags = uintptr(sfs.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
+	}
+	// /dev/shm a tmpfs of its own.
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=256m"); err != nil {
+			return false, fmt.Errorf("mount /dev/shm: %w", err)
 		}
-		if err := unix.Mount("", dst, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|flags, ""); err != nil {
-			return fmt.Errorf("read-only %s: %w", dst, err)
-		}
-		return nil
 	}
 	// Pins first, outermost first, so the read-only mounts sit inside them.
 	for _, d := range p.Pinned {
-		if err := bind(d, d, false); err != nil {
-			return err
+		if err := bindAt(d, d); err != nil {
+			return false, err
 		}
 	}
 	for _, f := range p.ReadOnly {
-		if err := bind(f, f, true); err != nil {
-			return err
+		if err := roBind(f, f); err != nil {
+			return false, err
 		}
 	}
 	for _, f := range p.Hidden {
 		// an empty read-only file, not /dev/null: a write to it must fail,
 		// not vanish
-		if err := bind(empty, f, true); err != nil {
-			return err
+		if err := roBind(empty, f); err != nil {
+			return false, err
 		}
 	}
 	for _, d := range p.HiddenDirs {
-		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "size=4k,mode=0500"); err != nil {
-			return fmt.Errorf("hide %s: %w", d, err)
+		fd, err := openNoFollow(d, unix.O_DIRECTORY)
+		if err != nil {
+			return false, err
 		}
+		err = unix.Mount("tmpfs", fdPath(fd), "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "size=4k,mode=0500")
+		unix.Close(fd)
+		if err != nil {
+			return false, fmt.Errorf("hide %s: %w", d, err)
+		}
+	}
+	return privatePTS(), nil
+}
+
+// privatePTS mounts a pseudo-terminal instance of the namespace's own over
+// /dev/pts, and its ptmx over /dev/ptmx: the person's terminals are out of
+// sight, and the command can still make new ones.
+func privatePTS() bool {
+	if unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != nil {
+		return false
+	}
+	fi, err := os.Lstat("/dev/ptmx")
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return true // a link to pts/ptmx, the new instance's
+	}
+	return unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, "") == nil
+}
+
+// fdPath names what descriptor fd refers to, for mount(2): the mount lands
+// on that very file, whatever its path leads to by now.
+func fdPath(fd int) string { return fmt.Sprintf("/proc/self/fd/%d", fd) }
+
+// bindAt bind-mounts src over dst, both opened without following links.
+func bindAt(src, dst string) error {
+	sfd, err := openNoFollow(src, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(sfd)
+	dfd, err := openNoFollow(dst, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Mount(fdPath(sfd), fdPath(dfd), "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", dst, err)
 	}
 	return nil
 }
 
-// emptyFile is an empty, read-only regular file in the profile's private
-// folder, bound over each hidden file.
-func emptyFile(p Profile) string {
+// roBind bind-mounts src over dst read-only.
+func roBind(src, dst string) error {
+	if err := bindAt(src, dst); err != nil {
+		return err
+	}
+	return setattrAt(dst, unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, 0)
+}
+
+// setattrAt changes the attributes of the mount at path.
+func setattrAt(path string, flags int, set, clr uint64) error {
+	fd, err := openNoFollow(path, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.MountSetattr(fd, "", uint(flags)|unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: set, Attr_clr: clr}); err != nil {
+		return fmt.Errorf("mount attributes of %s: %w", path, err)
+	}
+	return nil
+}
+
+// emptyPath is the empty, read-only regular file bound over each hidden
+// file: in the profile's private base folder, which no confined command can
+// write (only the private folders beneath it are writable).
+func emptyPath(p Profile) string {
 	dirs := p.Dirs()
 	if len(dirs) == 0 {
 		return "/dev/null"
 	}
-	f := filepath.Join(filepath.Dir(dirs[0]), ".hidden-empty")
-	if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-		return f
-	}
-	os.Remove(f)
-	if err := os.WriteFile(f, nil, 0o444); err != nil {
-		return "/dev/null"
-	}
-	return f
-}
-
-// denyUnixSockets installs a seccomp filter that fails socket(AF_UNIX, …)
-// with EACCES. socketpair(2) is untouched: it makes no connection to
-// anything outside.
-func denyUnixSockets() error {
-	var arch uint32
-	switch runtime.GOARCH {
-	case "amd64":
-		arch = unix.AUDIT_ARCH_X86_64
-	case "arm64":
-		arch = unix.AUDIT_ARCH_AARCH64
-	default:
-		return fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
-	}
-	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
-	)
-	// struct seccomp_data: nr at 0, arch at 4, args[0] (low word) at 16.
-	prog := []unix.SockFilter{
-		{Code: ld, K: 4},
-		{Code: jeq, Jt: 1, Jf: 0, K: arch},
-		{Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS}, // a foreign ABI could bypass the numbers below
-		{Code: ld, K: 0},
-		{Code: jeq, Jt: 0, Jf: 3, K: uint32(unix.SYS_SOCKET)},
-		{Code: ld, K: 16},
-		{Code: jeq, Jt: 0, Jf: 1, K: unix.AF_UNIX},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-	}
-	if runtime.GOARCH == "amd64" {
-		// x32 system calls share the x86_64 audit arch with bit 30 set.
-		prog = append(prog[:4], append([]unix.SockFilter{
-			{Code: unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, Jt: 0, Jf: 1, K: 0x40000000},
-			{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
-		}, prog[4:]...)...)
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
-		return errno
-	}
-	return nil
+	return filepath.Join(filepath.Dir(dirs[0]), ".hidden-empty")
 }

@@ -104,10 +104,23 @@ func PrivateDir(tempDir, user, project string) string {
 	return filepath.Join(tempDir, "piagent-sandbox-"+user, hex.EncodeToString(sum[:8]))
 }
 
-// Agent derives the profile for the commands the agent runs.
+// Agent derives the profile for the commands the agent runs. The system
+// temporary folders are not among its writable folders: Pi's extension
+// loader and Node's compile cache keep code there that unconfined processes
+// load later. TMPDIR is its private folder, at the same path for Pi's own
+// tools.
 func Agent(in Input) Profile {
-	return derive(in, "agent", append([]string{in.Project, in.TempDir, "/var/tmp", "/dev/shm"}, in.Extra...),
+	return derive(in, "agent", append([]string{in.Project, shmDir()}, in.Extra...),
 		PrivateDir(in.TempDir, in.User, in.Project), false, nil)
+}
+
+// shmDir is /dev/shm as a real path (a link to /run/shm on some systems):
+// the sandbox opens its folders without following links.
+func shmDir() string {
+	if r, err := filepath.EvalSymlinks("/dev/shm"); err == nil {
+		return r
+	}
+	return "/dev/shm"
 }
 
 // serverSecrets are the user's credential stores, relative to home, that
@@ -130,7 +143,7 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	for _, rel := range serverSecrets {
 		secrets = append(secrets, filepath.Join(in.Home, rel))
 	}
-	p := derive(in, "server", append([]string{in.Project, "/dev/shm"}, writeGrants...), private, true, secrets)
+	p := derive(in, "server", append([]string{in.Project, shmDir()}, writeGrants...), private, true, secrets)
 	for _, g := range readGrants {
 		keep := func(x string) bool { return paths.Within(filepath.Clean(g), x) }
 		p.Hidden = slices.DeleteFunc(p.Hidden, keep)

@@ -34,7 +34,9 @@ func fixture(t *testing.T) Input {
 		}
 	}
 	agent := filepath.Join(home, ".pi", "agent")
-	return Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: root,
+	// The whole root is granted, so that the home's registered paths lie
+	// inside a writable folder too.
+	return Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: filepath.Join(root, "tmp"), Extra: []string{root},
 		Registry: registry.List(registry.Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi"})}
 }
 
@@ -44,9 +46,16 @@ func TestAgentProfile(t *testing.T) {
 	p := Agent(in)
 	has := func(list []string, p string) bool { return slices.Contains(list, p) }
 	home, proj := in.Home, in.Project
-	for _, w := range []string{proj, in.TempDir} {
+	for _, w := range []string{proj, in.Extra[0]} {
 		if !has(p.Writable, w) {
 			t.Errorf("writable lacks %s: %v", w, p.Writable)
+		}
+	}
+	// The system temporary folders hold code other processes load later
+	// (Pi's jiti cache, Node's compile cache): never writable.
+	for _, w := range []string{in.TempDir, "/tmp", "/var/tmp"} {
+		if has(p.Writable, w) {
+			t.Errorf("writable has %s: %v", w, p.Writable)
 		}
 	}
 	for _, ro := range []string{

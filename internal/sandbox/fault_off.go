@@ -1,0 +1,10 @@
+//go:build linux && !sandboxfault
+
+package sandbox
+
+// Fault injection exists only in a build with the sandboxfault tag (the
+// tests' own binary): a release build has no way to weaken its sandbox.
+
+func faultFromEnv([]string) string { return "" }
+
+func faultMount(string) error { return nil }

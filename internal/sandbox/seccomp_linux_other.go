@@ -1,0 +1,7 @@
+//go:build linux && !amd64
+
+package sandbox
+
+const sysMknod = 0
+
+func legacyRules() []sysRule { return nil }
