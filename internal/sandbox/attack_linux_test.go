@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,7 +23,7 @@ import (
 	"github.com/piagent/piagent/internal/sandbox"
 )
 
-var piagentBin string
+var piagentBin, attackBin, faultBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "piagent-sandbox-bin-")
@@ -35,24 +36,52 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build piagent: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The system-level attacks' own program, and piagent built with fault
+	// injection (the sandboxfault tag; a release build has none).
+	attackBin, faultBin = filepath.Join(dir, "attack"), filepath.Join(dir, "fault", "piagent")
+	for _, b := range [][]string{
+		{"build", "-o", attackBin, "./testdata/attack"},
+		{"build", "-tags", "sandboxfault", "-o", faultBin, "github.com/piagent/piagent/cmd/piagent"},
+	} {
+		if out, err := exec.Command("go", b...).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go %v: %v\n%s", b, err, out)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // needSandbox skips where this machine cannot confine; the project's own
-// machines (and CI) can, so there the attacks always run.
+// machines (and CI, as root and as an ordinary user) can, so there the
+// attacks always run, namespaces included.
 func needSandbox(t *testing.T) sandbox.Status {
 	t.Helper()
-	st := sandbox.Probe()
+	st := probed()
 	if st.Mechanism == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI must run the sandbox attacks: %s", st.Missing)
 		}
 		t.Skip("no sandbox here: " + st.Missing)
 	}
+	if st.Namespaces == "" && os.Getenv("CI") != "" {
+		t.Fatalf("CI must run the sandbox attacks with namespaces, as root and as an ordinary user: %s", st.NamespaceMissing)
+	}
 	return st
 }
+
+// needNamespaces skips (fails, in CI) where no namespace can be made.
+func needNamespaces(t *testing.T) sandbox.Status {
+	t.Helper()
+	st := needSandbox(t)
+	if st.Namespaces == "" {
+		t.Skip("no namespaces here: " + st.NamespaceMissing)
+	}
+	return st
+}
+
+var probed = sync.OnceValue(sandbox.Probe)
 
 type world struct {
 	root, home, proj, forge string
@@ -76,6 +105,9 @@ func newWorld(t *testing.T) *world {
 	write(t, filepath.Join(w.home, ".config", "mcp", "mcp.json"), `{"mcpServers":{}}`)
 	write(t, filepath.Join(w.home, ".pi", "agent", "settings.json"), `{}`)
 	write(t, filepath.Join(w.home, ".pi", "agent", "auth.json"), `{"anthropic":{"key":"sk-ant-secret"}}`)
+	write(t, filepath.Join(w.home, ".bashrc"), "# rc\n")
+	write(t, filepath.Join(w.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	must(t, os.Chmod(filepath.Join(w.home, ".ssh", "id_ed25519"), 0o600))
 	w.env = []string{"HOME=" + w.home, "PATH=" + filepath.Dir(piagentBin) + ":" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir()}
 	// A forged store approving evil, made by approving under another home:
 	// all it needs is the digest, which get prints.
@@ -212,9 +244,7 @@ func TestAttacksUnderSandbox(t *testing.T) {
 // TestSecretsHidden: the project's .env and Pi's auth.json read as empty
 // inside the sandbox when a mount namespace is available.
 func TestSecretsHidden(t *testing.T) {
-	if st := needSandbox(t); !st.MountNamespace {
-		t.Skip("no mount namespace here: secrets stay readable (docs/sandbox.md)")
-	}
+	needNamespaces(t)
 	w := newWorld(t)
 	out, err := w.run(t, `cat .env; cat ~/.pi/agent/auth.json; echo done`)
 	if err != nil || strings.Contains(out, "s3cr3t") || strings.Contains(out, "sk-ant") || !strings.Contains(out, "done") {

@@ -125,7 +125,7 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 // the guard's and the watch's to keep.
 func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
 	runtime.LockOSThread()
-	if err := confineThread(p, st.ABI, false); err != nil {
+	if err := confineThread(p, st.ABI, false, faultFromEnv(env)); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, env)
@@ -133,14 +133,16 @@ func execLandlockOnly(p Profile, st Status, path string, argv, env []string) err
 
 // confineThread applies, to this thread and what it starts: every
 // capability dropped, Landlock, then seccomp.
-func confineThread(p Profile, abi int, pts bool) error {
-	if err := dropCaps(); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
+func confineThread(p Profile, abi int, pts bool, fault string) error {
+	if !faultHas(fault, "keep-caps") {
+		if err := dropCaps(); err != nil {
+			return fmt.Errorf("drop capabilities: %w", err)
+		}
 	}
 	if err := restrictLandlock(abi, rulesOf(p, pts)); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if err := installSeccomp(); err != nil {
+	if err := installSeccomp(fault); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
@@ -338,7 +340,7 @@ func Init() int {
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return fail(initFailure, err)
 	}
-	if err := confineThread(spec.Profile, spec.ABI, pts); err != nil {
+	if err := confineThread(spec.Profile, spec.ABI, pts, spec.Fault); err != nil {
 		return fail(initFailure, err)
 	}
 	sigs := make(chan os.Signal, 8)

@@ -8,3 +8,5 @@ package sandbox
 func faultFromEnv([]string) string { return "" }
 
 func faultMount(string) error { return nil }
+
+func faultHas(string, string) bool { return false }

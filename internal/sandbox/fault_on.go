@@ -21,8 +21,20 @@ func faultFromEnv(env []string) string {
 }
 
 func faultMount(fault string) error {
-	if fault == "mount" {
+	if faultHas(fault, "mount") {
 		return unix.EPERM
 	}
 	return nil
+}
+
+// faultHas reports one of the comma-separated faults: "mount", "keep-caps"
+// (the command keeps the init's capabilities), "no-tiocsti-rule" (the
+// seccomp filter lacks its TIOCSTI and TIOCLINUX rules).
+func faultHas(fault, name string) bool {
+	for f := range strings.SplitSeq(fault, ",") {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -135,10 +136,13 @@ func program(rules []sysRule, arch uint32, x32 bool) []unix.SockFilter {
 // installSeccomp sets no_new_privs and installs the filter on this thread
 // (no TSYNC: the thread that then forks or execs the command is the one
 // confined).
-func installSeccomp() error {
+func installSeccomp(fault string) error {
 	rules, arch, err := seccompRules()
 	if err != nil {
 		return err
+	}
+	if faultHas(fault, "no-tiocsti-rule") {
+		rules = slices.DeleteFunc(rules, func(r sysRule) bool { return r.nr == unix.SYS_IOCTL })
 	}
 	prog := program(rules, arch, runtime.GOARCH == "amd64")
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}

@@ -1,0 +1,386 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runPlain runs the same command line unconfined: each attack's control.
+func (w *world) runPlain(t *testing.T, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// attack is one attack carried out under the sandbox, and unconfined as its
+// control: effect reports whether it did what it set out to do.
+type attack struct {
+	name, script string
+	effect       func(t *testing.T, w *world) bool
+	// rootOnly: unconfined, only root can do it (the control is skipped
+	// for an ordinary user; the sandbox must refuse it for both).
+	rootOnly bool
+}
+
+func (a attack) check(t *testing.T) {
+	t.Helper()
+	w := newWorld(t)
+	w.env = append(w.env, "F="+w.forge, "A="+attackBin)
+	out, _ := w.run(t, a.script)
+	if a.effect(t, w) {
+		t.Errorf("%s: the attack worked under the sandbox:\n%s", a.name, out)
+	}
+	if a.rootOnly && os.Getuid() != 0 {
+		return
+	}
+	c := newWorld(t)
+	c.env = append(c.env, "F="+c.forge, "A="+attackBin)
+	out, err := c.runPlain(t, a.script)
+	if !c.effect(t, a) {
+		t.Errorf("%s: control: the attack did not work unconfined either (%v), so the test shows nothing:\n%s", a.name, err, out)
+	}
+}
+
+func (w *world) effect(t *testing.T, a attack) bool { return a.effect(t, w) }
+
+func fileHas(p, s string) func(*testing.T, *world) bool {
+	return func(t *testing.T, w *world) bool {
+		b, err := os.ReadFile(filepath.Join(w.proj, p))
+		return err == nil && bytes.Contains(b, []byte(s))
+	}
+}
+
+func isLink(p string) func(*testing.T, *world) bool {
+	return func(t *testing.T, w *world) bool {
+		fi, err := os.Lstat(filepath.Join(w.proj, p))
+		return err == nil && fi.Mode()&os.ModeSymlink != 0
+	}
+}
+
+func notDir(p string) func(*testing.T, *world) bool {
+	return func(t *testing.T, w *world) bool {
+		fi, err := os.Lstat(filepath.Join(w.proj, p))
+		return err != nil || !fi.IsDir()
+	}
+}
+
+// TestGitAndProjectAttacks: what the private mount namespace stops, stopped
+// for whoever runs the tests (root, and the ordinary CI user): each attack
+// on what git or Pi later runs, with its control.
+func TestGitAndProjectAttacks(t *testing.T) {
+	needNamespaces(t)
+	sameSize := func(t *testing.T, w *world) bool {
+		b, _ := os.ReadFile(filepath.Join(w.proj, ".git", "config"))
+		return string(b) == "[c0re]\n"
+	}
+	for _, a := range []attack{
+		{name: "hook", script: `printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit`, effect: fileHas(".git/hooks/pre-commit", "pwned")},
+		{name: "core.hooksPath", script: `git config --file .git/config core.hooksPath "$F"`, effect: fileHas(".git/config", "hooksPath")},
+		{name: "core.fsmonitor", script: `git config --file .git/config core.fsmonitor "$F/x.sh"`, effect: fileHas(".git/config", "fsmonitor")},
+		{name: ".git/hooks a link", script: `rm -rf .git/hooks; ln -s "$F" .git/hooks`, effect: isLink(".git/hooks")},
+		{name: ".git a gitdir: file", script: `mv .git .git.old; printf 'gitdir: %s\n' "$F" > .git`, effect: notDir(".git")},
+		{name: "RENAME_EXCHANGE of .pi", script: `"$A" exchange .pi "$F/fakepi"`, effect: func(t *testing.T, w *world) bool {
+			_, err := os.Stat(filepath.Join(w.proj, ".pi", "piagent-mcp-approvals.json"))
+			return err == nil
+		}},
+		{name: "same-size rewrite of .git/config", script: `python3 -c "
+f=open('.git/config','r+'); f.write('[c0re]\n'); f.close()"`, effect: sameSize},
+		{name: "read .env", script: `cat .env > leaked.txt`, effect: fileHas("leaked.txt", "s3cr3t")},
+		{name: "read auth.json", script: `cat ~/.pi/agent/auth.json > leaked.txt`, effect: fileHas("leaked.txt", "sk-ant")},
+		{name: "chmod ~/.bashrc", script: `chmod 0777 ~/.bashrc`, effect: func(t *testing.T, w *world) bool {
+			fi, err := os.Stat(filepath.Join(w.home, ".bashrc"))
+			return err == nil && fi.Mode().Perm() == 0o777
+		}},
+		{name: "chmod ~/.ssh/id_ed25519", script: `chmod 0644 ~/.ssh/id_ed25519`, effect: func(t *testing.T, w *world) bool {
+			fi, err := os.Stat(filepath.Join(w.home, ".ssh", "id_ed25519"))
+			return err == nil && fi.Mode().Perm() == 0o644
+		}},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestServerStartupHook: an approved server's start-up write of a hook, the
+// moment before the session's first call, is refused too.
+func TestServerStartupHook(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	out, _ := w.runServer(t, `printf '#!/bin/sh\necho pwned\n' > .git/hooks/post-checkout; git config core.hooksPath /tmp`)
+	if _, err := os.Stat(filepath.Join(w.proj, ".git", "hooks", "post-checkout")); err == nil {
+		t.Errorf("the server planted a hook:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git", "config")); strings.Contains(string(b), "hooksPath") {
+		t.Errorf("the server set core.hooksPath:\n%s", out)
+	}
+	if out, err := w.runPlain(t, `printf x > .git/hooks/post-checkout`); err != nil {
+		t.Fatalf("control: %v %s", err, out)
+	}
+}
+
+// TestCapabilitiesDropped: the confined command holds no capability in any
+// set, whoever runs it.
+func TestCapabilitiesDropped(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	out, err := w.run(t, `grep '^Cap' /proc/self/status`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		n++
+		if strings.TrimSpace(v) != "0000000000000000" {
+			t.Errorf("%s is %s, want 0", k, strings.TrimSpace(v))
+		}
+	}
+	if n != 5 {
+		t.Errorf("want CapInh, CapPrm, CapEff, CapBnd and CapAmb, got:\n%s", out)
+	}
+}
+
+// TestSeams: doors the agent could move, or that lead around the sandbox
+// (issue 37), each carried out with its control.
+func TestSeams(t *testing.T) {
+	needNamespaces(t)
+	worked := func(marker string) func(*testing.T, *world) bool { return fileHas("result", marker) }
+	for _, a := range []attack{
+		{name: "io_uring", script: `"$A" iouring > result`, effect: worked("worked")},
+		{name: "mknod block device", script: `"$A" mknod "$PWD/blk" > result`, effect: worked("worked"), rootOnly: true},
+		{name: "mknod character device", script: `"$A" mknod-char "$PWD/chr" > result`, effect: worked("worked"), rootOnly: true},
+		{name: "setuid chmod", script: `touch s && "$A" setuid-chmod "$PWD/s" > result`, effect: worked("worked")},
+		{name: "setgid fchmodat", script: `touch s && "$A" setgid-fchmodat "$PWD/s" > result`, effect: worked("worked")},
+		{name: "setuid open(O_CREAT)", script: `"$A" setuid-open "$PWD/s" > result`, effect: worked("worked")},
+		{name: "setuid mkdir", script: `"$A" setuid-mkdir "$PWD/d" > result`, effect: worked("worked")},
+		{name: "openat2", script: `"$A" openat2 "$PWD/o" > result`, effect: worked("worked")},
+		{name: "ip route", script: `ip route add 203.0.113.0/24 dev lo && echo worked > result; ip route del 203.0.113.0/24 dev lo 2>/dev/null; true`, effect: worked("worked"), rootOnly: true},
+		{name: "private folder swapped for a link", script: `mv "$GOCACHE" "$GOCACHE.o" && ln -s "$HOME/.pi" "$GOCACHE" && echo worked > result`, effect: worked("worked")},
+		{name: "the empty file swapped for a link", script: `e="$(dirname "$TMPDIR")/.hidden-empty"; rm -f "$e" && ln -s "$HOME/.bashrc" "$e" && echo worked > result`, effect: worked("worked")},
+		{name: "write /tmp", script: `echo x > /tmp/piagent-seam-$$ && rm /tmp/piagent-seam-$$ && echo worked > result`, effect: worked("worked")},
+	} {
+		if a.name == "ip route" {
+			if _, err := exec.LookPath("ip"); err != nil {
+				continue
+			}
+		}
+		if a.name == "private folder swapped for a link" || a.name == "the empty file swapped for a link" {
+			// unconfined, GOCACHE and TMPDIR are the caller's: set them
+			// to a private folder's shape for the control
+			t.Run(a.name, func(t *testing.T) {
+				w := newWorld(t)
+				out, _ := w.run(t, strings.ReplaceAll(a.script, "> result", "> "+filepath.Join(w.proj, "result")))
+				if a.effect(t, w) {
+					t.Errorf("worked under the sandbox:\n%s", out)
+				}
+			})
+			continue
+		}
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestPrivateFolderRefused: a private folder that is a link, or that another
+// user could write, is refused: nothing runs.
+func TestPrivateFolderRefused(t *testing.T) {
+	needSandbox(t)
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, base string)
+	}{
+		{"world-writable", func(t *testing.T, base string) {
+			must(t, os.Mkdir(base, 0o700))
+			must(t, os.Chmod(base, 0o777))
+		}},
+		{"a link to the home", func(t *testing.T, base string) {
+			must(t, os.Symlink(os.Getenv("HOME"), base))
+		}},
+		{"another user's", func(t *testing.T, base string) {
+			if os.Getuid() != 0 {
+				t.Skip("only root can make a folder another user owns; the mode and link cases run for everyone")
+			}
+			must(t, os.Mkdir(base, 0o700))
+			must(t, os.Chown(base, 65534, 65534))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			tmp := t.TempDir()
+			tc.plant(t, filepath.Join(tmp, fmt.Sprintf("piagent-sandbox-%d", os.Getuid())))
+			w.env = append(w.env, "TMPDIR="+tmp)
+			out, err := w.run(t, `echo ran > ran.txt`)
+			if err == nil || !strings.Contains(out, "refusing the sandbox's private folder") {
+				t.Errorf("err %v: %s", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(w.proj, "ran.txt")); err == nil {
+				t.Error("the command ran")
+			}
+		})
+	}
+}
+
+// TestInheritedDescriptor: a descriptor the caller leaves open (on a file
+// the command could not open itself) does not reach the command.
+func TestInheritedDescriptor(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	target := filepath.Join(w.home, ".bashrc")
+	for _, confined := range []bool{true, false} {
+		must(t, os.WriteFile(target, []byte("# rc\n"), 0o644))
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+		must(t, err)
+		argv := []string{"sandbox", "exec", "--", attackBin, "write-fd", "3"}
+		bin := piagentBin
+		if !confined {
+			bin, argv = attackBin, argv[4:]
+		}
+		cmd := exec.Command(bin, argv...)
+		cmd.Dir, cmd.Env, cmd.ExtraFiles = w.proj, w.env, []*os.File{f}
+		out, _ := cmd.CombinedOutput()
+		f.Close()
+		b, _ := os.ReadFile(target)
+		planted := strings.Contains(string(b), "planted")
+		if confined && planted {
+			t.Errorf("the command wrote through fd 3:\n%s", out)
+		}
+		if !confined && !planted {
+			t.Errorf("control: unconfined, fd 3 was not written: %s", out)
+		}
+	}
+}
+
+// TestOtherEnvironsHidden: another process's environment, and the process
+// itself, are out of view.
+func TestOtherEnvironsHidden(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	outside := exec.Command("sleep", "30")
+	outside.Env = []string{"AWS_SECRET_ACCESS_KEY=outside-secret"}
+	must(t, outside.Start())
+	defer func() { outside.Process.Kill(); outside.Wait() }()
+	script := fmt.Sprintf(`"$A" environ %d`, outside.Process.Pid)
+	w.env = append(w.env, "A="+attackBin)
+	if out, err := w.run(t, script); err == nil || strings.Contains(out, "worked") {
+		t.Errorf("read another process's environment: %v %s", err, out)
+	}
+	if out, err := w.runPlain(t, script); err != nil || !strings.Contains(out, "worked") {
+		t.Errorf("control: %v %s", err, out)
+	}
+}
+
+// TestNoSurvivors: a process the command detaches (setsid, double fork)
+// ends when the command ends.
+func TestNoSurvivors(t *testing.T) {
+	needNamespaces(t)
+	for _, confined := range []bool{true, false} {
+		w := newWorld(t)
+		script := `setsid sh -c 'sleep 1; echo alive > survivor' </dev/null >/dev/null 2>&1 & disown; exit 0`
+		run := w.run
+		if !confined {
+			run = w.runPlain
+		}
+		if out, err := run(t, script); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+		time.Sleep(2500 * time.Millisecond)
+		_, err := os.Stat(filepath.Join(w.proj, "survivor"))
+		if confined && err == nil {
+			t.Error("a detached process outlived the call")
+		}
+		if !confined && err != nil {
+			t.Error("control: unconfined, the detached process did not run")
+		}
+	}
+}
+
+// TestTerminalInjection: TIOCSTI refused twice over: by seccomp where the
+// capabilities are kept, and by the dropped capabilities and the session of
+// its own where seccomp's rule is taken out (fault builds), and by both in
+// the real build.
+func TestTerminalInjection(t *testing.T) {
+	needNamespaces(t)
+	ptmx, pts := openPTY(t)
+	defer ptmx.Close()
+	defer pts.Close()
+	w := newWorld(t)
+	for _, tc := range []struct{ bin, fault string }{
+		{piagentBin, ""},
+		{faultBin, "keep-caps"},
+		{faultBin, "no-tiocsti-rule"},
+	} {
+		for _, req := range []string{"tiocsti", "tiocsti-high"} {
+			cmd := exec.Command(tc.bin, "sandbox", "exec", "--", attackBin, req)
+			cmd.Dir, cmd.Env = w.proj, append(w.env, "PIAGENT_SANDBOX_FAULT="+tc.fault)
+			cmd.Stdin = pts
+			out, _ := cmd.CombinedOutput()
+			if !strings.Contains(string(out), "refused") {
+				t.Errorf("%s with fault %q: %s", req, tc.fault, out)
+			}
+		}
+	}
+	if os.Getuid() == 0 {
+		// control: root, unconfined, types into the terminal
+		cmd := exec.Command(attackBin, "tiocsti")
+		cmd.Stdin = pts
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "worked") {
+			t.Errorf("control: %v %s", err, out)
+		}
+	}
+}
+
+// openPTY opens a new pseudo-terminal pair.
+func openPTY(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	must(t, err)
+	must(t, unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0))
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	must(t, err)
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	must(t, err)
+	return m, s
+}
+
+// TestNamespaceRefusedSaysSo: where the user namespace cannot mount (as
+// Ubuntu's AppArmor restriction leaves it; simulated by a fault build),
+// status names the cause, a command runs under Landlock and seccomp alone
+// and says so, and "sandbox": "namespaces" refuses it.
+func TestNamespaceRefusedSaysSo(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	env := append(w.env, "PIAGENT_SANDBOX_FAULT=mount")
+	st := exec.Command(faultBin, "sandbox", "status", "--json")
+	st.Dir, st.Env = w.proj, env
+	out, _ := st.CombinedOutput()
+	if !strings.Contains(string(out), `"namespaces": ""`) || !strings.Contains(string(out), "cannot mount") {
+		t.Errorf("status:\n%s", out)
+	}
+	run := exec.Command(faultBin, "sandbox", "exec", "--", "/bin/sh", "-c", "echo ran > ran.txt")
+	run.Dir, run.Env = w.proj, env
+	out, err := run.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Landlock and seccomp alone") {
+		t.Errorf("fallback: %v %s", err, out)
+	}
+	must(t, os.Remove(filepath.Join(w.proj, "ran.txt")))
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version":1,"sandbox":"namespaces"}`)
+	run = exec.Command(faultBin, "sandbox", "exec", "--", "/bin/sh", "-c", "echo ran > ran.txt")
+	run.Dir, run.Env = w.proj, env
+	out, err = run.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `"sandbox": "namespaces"`) {
+		t.Errorf("required namespaces: %v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, "ran.txt")); err == nil {
+		t.Error("the command ran although the policy requires namespaces")
+	}
+}
