@@ -367,9 +367,12 @@ func sandboxLine(st sandbox.Status) string {
 	if st.Mechanism == "" {
 		return "none: " + st.Missing + "; the agent's commands are checked by the command reader alone"
 	}
-	mount := "no private mount namespace: piagent's files inside the project are watched, not locked"
-	if st.MountNamespace {
-		mount = "private mount namespace"
+	mount := "no namespaces (" + st.NamespaceMissing + "): piagent's files inside the project are watched, not locked, and survivors are possible"
+	switch st.Namespaces {
+	case "root":
+		mount = "mount and PID namespaces (root)"
+	case "user":
+		mount = "user, mount and PID namespaces"
 	}
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, signals scoped: %v", st.Mechanism, st.ABI, mount, st.Scoped)
 }

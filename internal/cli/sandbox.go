@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -229,12 +230,33 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 		fmt.Fprintln(w, "commands the agent runs are checked by the command reader alone; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead")
 		return
 	}
-	mount := "no (registered files inside writable folders are protected by the command reader only)"
-	if st.MountNamespace {
-		mount = "yes"
+	fmt.Fprintf(w, "sandbox: %s ABI %d, for %s (uid %d)\n", st.Mechanism, st.ABI, userName(), os.Getuid())
+	ns := "none: " + st.NamespaceMissing
+	switch st.Namespaces {
+	case "root":
+		ns = "yes (mount and PID namespaces: this process holds CAP_SYS_ADMIN)"
+	case "user":
+		ns = "yes (an unprivileged user namespace, with mount and PID namespaces)"
 	}
-	fmt.Fprintf(w, "sandbox: %s ABI %d; signal and abstract-socket scoping: %v; Unix sockets refused (seccomp): %v; private mount namespace: %s\n",
-		st.Mechanism, st.ABI, st.Scoped, p.NoUnixSockets && st.Seccomp, mount)
+	fmt.Fprintf(w, "  namespaces: %s\n", ns)
+	holds := func(what string, ok bool, otherwise string) {
+		if ok {
+			fmt.Fprintf(w, "  holds: %s\n", what)
+		} else {
+			fmt.Fprintf(w, "  does not hold: %s (%s)\n", what, otherwise)
+		}
+	}
+	holds("registered files inside the project (.git/hooks, .git/config, .pi) read-only", st.MountNamespace, "watched and blocked after a change, not locked")
+	holds("every mount read-only but the writable folders: no chmod, chown or utimes of your files", st.HomeReadOnly, "Landlock refuses writes, not metadata changes")
+	holds("the project's secrets and Pi's auth.json hidden", st.SecretsHidden, "readable")
+	holds("/tmp and /var/tmp read-only, TMPDIR private", st.PrivateTmp, "")
+	holds("every capability dropped, no_new_privs", st.CapsDropped, "")
+	holds("Unix sockets, io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
+	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
+	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
+	if st.Namespaces == "" {
+		fmt.Fprintln(w, "  set \"sandbox\": \"namespaces\" in ~/.pi/piagent-policy.json to refuse commands instead of running them without namespaces")
+	}
 	list := func(title string, ps []string) {
 		if len(ps) == 0 {
 			return
@@ -246,4 +268,11 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	list("hidden", append(append([]string{}, p.Hidden...), p.HiddenDirs...))
 	list("not protected by the sandbox (the command could create them)", p.Unprotected)
 	list("environment", p.Env)
+}
+
+func userName() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "this user"
 }

@@ -366,6 +366,19 @@ func TestNamespaceRefusedSaysSo(t *testing.T) {
 	if !strings.Contains(string(out), `"namespaces": ""`) || !strings.Contains(string(out), "cannot mount") {
 		t.Errorf("status:\n%s", out)
 	}
+	for fault, want := range map[string][]string{
+		"mount": {"does not hold: registered files inside the project", "survivors possible", "cannot mount", `"sandbox": "namespaces"`},
+		"":      {"holds: registered files inside the project", "holds: every process a command starts ends with it", "holds: every capability dropped"},
+	} {
+		st := exec.Command(faultBin, "sandbox", "status")
+		st.Dir, st.Env = w.proj, append(w.env, "PIAGENT_SANDBOX_FAULT="+fault)
+		out, _ := st.CombinedOutput()
+		for _, s := range want {
+			if !strings.Contains(string(out), s) {
+				t.Errorf("status with fault %q lacks %q:\n%s", fault, s, out)
+			}
+		}
+	}
 	run := exec.Command(faultBin, "sandbox", "exec", "--", "/bin/sh", "-c", "echo ran > ran.txt")
 	run.Dir, run.Env = w.proj, env
 	out, err := run.CombinedOutput()
