@@ -130,7 +130,7 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 				owner[k] = c
 			}
 		}
-		if c := confinement(s); strings.HasPrefix(c, "not confined") {
+		if c := confinement(s, g.View.Cwd); strings.HasPrefix(c, "not confined") {
 			d.Warnings = append(d.Warnings, gate.Warning{Code: "not-confined", Server: s.Name, Text: c})
 		}
 		for _, f := range codeFlags(s, owner, g.View.Cwd) {

@@ -102,7 +102,7 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 			RepositoryControlled: c.Repository, RepositoryReason: c.Reason, Entry: e})
 	}
 	out.Flags = append(out.Flags, codeFlags(s, owner, g.View.Cwd)...)
-	out.Sandbox = confinement(s)
+	out.Sandbox = confinement(s, g.View.Cwd)
 	if out.Sandbox == "confined" && a.confine(g.View.Cwd) == nil {
 		out.Sandbox = "off: serverSandbox is off in your policy; the server runs with everything you have"
 	}

@@ -18,7 +18,7 @@ import (
 
 func (a *app) grantCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "grant NAME (--read DIR | --write DIR)... [--remove]",
+		Use:   "grant NAME (--read DIR | --write DIR | --env VAR)... [--remove]",
 		Short: "Let a server reach a folder beyond its sandbox profile, for this project",
 		Long: `Let a server reach a folder beyond its sandbox profile, for this project.
 
@@ -28,20 +28,33 @@ stores. A server that needs more (a filesystem server pointed at ~/notes, a
 server that keeps state in ~/.local/share/x) gets it by a grant you record
 here, outside the repository. A repository can never grant, and an agent's
 tool call cannot run this command. A folder that holds piagent's, Pi's or
-the adapter's own files cannot be granted for writing.`,
+the adapter's own files cannot be granted for writing.
+
+A server receives a default set of variables (PATH, HOME, locale, proxies,
+toolchains), the keys of its own approved definition's env, and the names
+in your policy's passEnv; --env passes one more of Pi's variables to this
+server alone (a token it needs). Nothing else of Pi's environment — its API
+keys above all — reaches it.`,
 		Example: `  piagent-mcp grant notes --write ~/notes
   piagent-mcp grant indexer --read ~/datasets
-  piagent-mcp grant notes --write ~/notes --remove`,
+  piagent-mcp grant notes --write ~/notes --remove
+  piagent-mcp grant github --env GITHUB_TOKEN`,
 		Args: exactArgs(1, "NAME"),
 	}
 	read := c.Flags().StringArray("read", nil, "a folder the server may read although its profile hides it")
 	write := c.Flags().StringArray("write", nil, "a folder the server may write")
-	remove := c.Flags().Bool("remove", false, "take the named folders away instead")
+	env := c.Flags().StringArray("env", nil, "a variable of Pi's environment the server receives")
+	remove := c.Flags().Bool("remove", false, "take the named folders and variables away instead")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(nil)
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		if len(*read) == 0 && len(*write) == 0 {
-			return usagef("name a folder with --read or --write")
+		if len(*read) == 0 && len(*write) == 0 && len(*env) == 0 {
+			return usagef("name a folder with --read or --write, or a variable with --env")
+		}
+		for _, v := range *env {
+			if !validEnvName(v) {
+				return usagef("--env %q: want a variable name (letters, digits, _)", v)
+			}
 		}
 		g, err := a.gate(c)
 		if err != nil {
@@ -70,7 +83,7 @@ the adapter's own files cannot be granted for writing.`,
 				}
 			}
 		}
-		got, err := grant.Add(a.env.Home, g.Project, s.Name, r, w, *remove)
+		got, err := grant.Add(a.env.Home, g.Project, s.Name, grant.Grant{Read: r, Write: w, Env: *env}, *remove)
 		if err != nil {
 			return refused(fmt.Errorf("cannot record the grant: %w", err))
 		}
@@ -82,7 +95,7 @@ the adapter's own files cannot be granted for writing.`,
 		if *remove {
 			verb = "removed"
 		}
-		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write))
+		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write), listOr(got.Env))
 		for _, d := range append(append([]string{}, r...), w...) {
 			if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) && !*remove {
 				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
@@ -92,6 +105,19 @@ the adapter's own files cannot be granted for writing.`,
 		return nil
 	})
 	return c
+}
+
+// validEnvName reports a portable variable name.
+func validEnvName(v string) bool {
+	if v == "" || v[0] >= '0' && v[0] <= '9' {
+		return false
+	}
+	for _, c := range v {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func listOr(l []string) string {
@@ -104,7 +130,7 @@ func listOr(l []string) string {
 // confinement says how a server runs under piagent pi: "confined",
 // "not confined: …" (a container runtime, whose socket is root-equivalent),
 // or "remote".
-func confinement(s *gate.Server) string {
+func confinement(s *gate.Server, project string) string {
 	if s.Config == nil {
 		return ""
 	}
@@ -112,7 +138,7 @@ func confinement(s *gate.Server) string {
 	switch {
 	case cmd == "":
 		return "remote"
-	case launch.ContainerRuntime(cmd):
+	case launch.ContainerRuntime(cmd, project):
 		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does"
 	}
 	return "confined"

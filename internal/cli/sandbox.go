@@ -49,12 +49,13 @@ status and signals pass through: COMMAND replaces piagent.`,
 	auto := exec.Flags().Bool("auto", false, "where no sandbox applies, run COMMAND unconfined with a warning instead of refusing")
 	profile := exec.Flags().String("profile", "agent", "agent (the agent's commands) or server (an MCP server piagent starts)")
 	server := exec.Flags().String("server", "", "with --profile server: the server's name, for its grants and private caches")
+	keepEnv := exec.Flags().StringSlice("keep-env", nil, "variables COMMAND keeps beyond the default set and your policy's passEnv (the launcher names a server's own definition's keys)")
 	exec.RunE = run(func(c *cobra.Command, args []string) error {
 		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
-		return a.sandboxExec(sandboxOpts{project: dir, profile: *profile, server: *server, auto: *auto}, args)
+		return a.sandboxExec(sandboxOpts{project: dir, profile: *profile, server: *server, auto: *auto, keepEnv: *keepEnv}, args)
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -120,6 +121,8 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 			o.profile = val
 		case flag == "--server" && takes():
 			o.server = val
+		case flag == "--keep-env" && takes():
+			o.keepEnv = append(o.keepEnv, strings.Split(val, ",")...)
 		default:
 			return 0, false
 		}
@@ -137,6 +140,7 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 type sandboxOpts struct {
 	project, profile, server string
 	auto                     bool
+	keepEnv                  []string
 }
 
 // sandboxExec confines this process and runs argv in its place. With auto,
@@ -144,6 +148,17 @@ type sandboxOpts struct {
 // stderr; without it, nothing runs.
 func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 	var p sandbox.Profile
+	// The person's policy: which of Pi's variables pass, and whether the
+	// full boundary is required. One that cannot be read passes nothing
+	// beyond the default set, and refuses a command without namespaces.
+	pol, perr := policy.Load(a.env.Home, o.project)
+	if perr == nil && pol.Err() != nil {
+		perr = pol.Err()
+	}
+	pass := append([]string{}, o.keepEnv...)
+	if perr == nil {
+		pass = append(pass, pol.PassEnv()...)
+	}
 	switch o.profile {
 	case "agent":
 		p = a.agentProfile(o.project)
@@ -152,17 +167,20 @@ func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 			return usagef("--profile server needs --server NAME")
 		}
 		var err error
-		if p, err = a.serverProfile(o.project, o.server); err != nil {
+		var g grant.Grant
+		if p, g, err = a.serverProfile(o.project, o.server); err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
+		pass = append(pass, g.Env...)
 	default:
 		return usagef("--profile %q: want agent or server", o.profile)
 	}
+	environ := sandbox.FilterEnv(a.env.Environ, pass)
 	auto := o.auto
-	err := sandbox.ExecWith(p, argv, a.env.Environ, sandbox.ExecOptions{Warn: a.env.Stderr, NoNamespace: func(cause string) error {
-		// Read only here: a person who chose the full boundary is not
+	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: a.env.Stderr, NoNamespace: func(cause string) error {
+		// Asked only here: a person who chose the full boundary is not
 		// given Landlock alone in its place.
-		if pol, err := policy.Load(a.env.Home, o.project); err != nil || pol.Err() != nil || pol.Sandbox() == policy.SandboxNamespaces {
+		if perr != nil || pol.Sandbox() == policy.SandboxNamespaces {
 			return refused(fmt.Errorf("no namespace can be made here (%s) and your policy requires them (\"sandbox\": \"namespaces\"), or it cannot be read; nothing was run", cause))
 		}
 		return nil
@@ -170,7 +188,7 @@ func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) && auto {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
-		err = sandbox.ExecUnconfined(argv, a.env.Environ)
+		err = sandbox.ExecUnconfined(argv, environ)
 	}
 	if errors.As(err, &ue) {
 		return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
@@ -203,16 +221,16 @@ func (a *app) profileInput(project string) sandbox.Input {
 
 // serverProfile derives the profile of server NAME in project, with the
 // grants a person recorded for it.
-func (a *app) serverProfile(project, name string) (sandbox.Profile, error) {
+func (a *app) serverProfile(project, name string) (sandbox.Profile, grant.Grant, error) {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
 	g, err := grant.Of(a.env.Home, project, name)
 	if err != nil {
-		return sandbox.Profile{}, err
+		return sandbox.Profile{}, g, err
 	}
 	in := a.profileInput(project)
-	return sandbox.Server(in, name, g.Read, g.Write), nil
+	return sandbox.Server(in, name, g.Read, g.Write), g, nil
 }
 
 // tempDir is the system temporary folder as the command would see it.

@@ -22,6 +22,9 @@ import (
 type Grant struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
+	// Env names variables of Pi's environment the server receives beyond
+	// the default set and its own definition's (a credential it needs).
+	Env []string `json:"env,omitempty"`
 }
 
 type file struct {
@@ -68,9 +71,9 @@ func read(home string, data []byte) (file, error) {
 	return f, nil
 }
 
-// Add records read and write folders (absolute) for server in project;
-// remove takes the named folders away instead.
-func Add(home, project, server string, readDirs, writeDirs []string, remove bool) (Grant, error) {
+// Add records read and write folders (absolute) and variable names for
+// server in project; remove takes the named ones away instead.
+func Add(home, project, server string, add Grant, remove bool) (Grant, error) {
 	var out Grant
 	err := atomicfile.Update(registry.GrantsFile(home), func(old []byte) ([]byte, error) {
 		f, err := read(home, old)
@@ -80,7 +83,9 @@ func Add(home, project, server string, readDirs, writeDirs []string, remove bool
 		g := f.Projects[project][server]
 		edit := func(list []string, dirs []string) []string {
 			for _, d := range dirs {
-				d = filepath.Clean(d)
+				if filepath.IsAbs(d) {
+					d = filepath.Clean(d)
+				}
 				if remove {
 					list = slices.DeleteFunc(list, func(x string) bool { return x == d })
 				} else if !slices.Contains(list, d) {
@@ -90,11 +95,11 @@ func Add(home, project, server string, readDirs, writeDirs []string, remove bool
 			slices.Sort(list)
 			return list
 		}
-		g.Read, g.Write = edit(g.Read, readDirs), edit(g.Write, writeDirs)
+		g.Read, g.Write, g.Env = edit(g.Read, add.Read), edit(g.Write, add.Write), edit(g.Env, add.Env)
 		if f.Projects[project] == nil {
 			f.Projects[project] = map[string]Grant{}
 		}
-		if len(g.Read) == 0 && len(g.Write) == 0 {
+		if len(g.Read) == 0 && len(g.Write) == 0 && len(g.Env) == 0 {
 			delete(f.Projects[project], server)
 			if len(f.Projects[project]) == 0 {
 				delete(f.Projects, project)

@@ -485,10 +485,22 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 			continue
 		}
 		cmd, ok := e["command"].(string)
-		if !ok || cmd == "" || ContainerRuntime(cmd) {
+		if !ok || cmd == "" || ContainerRuntime(cmd, project) {
 			continue
 		}
-		args := []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project, "--", cmd}
+		args := []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project}
+		// The adapter sets the definition's own env in the server's
+		// environment, beside all of Pi's: the server keeps exactly those
+		// keys, and of Pi's only what the person passes.
+		if env, ok := e["env"].(map[string]any); ok && len(env) > 0 {
+			keys := make([]string, 0, len(env))
+			for k := range env {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			args = append(args, "--keep-env", strings.Join(keys, ","))
+		}
+		args = append(args, "--", cmd)
 		if orig, ok := e["args"].([]any); ok {
 			args = append(args, orig...)
 		}
@@ -502,11 +514,35 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 }
 
 // ContainerRuntime reports a command whose server runs through a container
-// daemon: docker, podman, nerdctl.
-func ContainerRuntime(cmd string) bool {
+// daemon (docker, podman, nerdctl): one that resolves, on PATH's absolute
+// entries, to an installed runtime — outside project and every
+// node_modules, owned by root or this user, in a folder no one else may
+// write. A repository's own ./tools/docker, or a link to it, is not one: it
+// runs confined like any other command.
+func ContainerRuntime(cmd, project string) bool {
 	switch filepath.Base(cmd) {
 	case "docker", "podman", "nerdctl":
-		return true
+	default:
+		return false
 	}
-	return false
+	p := cmd
+	if !filepath.IsAbs(cmd) {
+		if strings.ContainsRune(cmd, filepath.Separator) {
+			return false // relative to the folder it starts in: the project
+		}
+		if p = paths.LookPathAbs(cmd, os.Getenv("PATH"), os.Stat); p == "" {
+			return false
+		}
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil || project != "" && paths.Within(project, r) || strings.Contains(r, string(filepath.Separator)+"node_modules"+string(filepath.Separator)) {
+		return false
+	}
+	for _, f := range []string{r, filepath.Dir(r)} {
+		fi, err := os.Stat(f)
+		if err != nil || !installed(fi) {
+			return false
+		}
+	}
+	return true
 }

@@ -473,3 +473,56 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("refreshed file lacks the approved server:\n%s", data)
 	}
 }
+
+// TestContainerRuntimeOnlyInstalled (issue 37): the container exception is
+// for an installed runtime alone; a repository's own script named docker,
+// or a link to one, runs confined.
+func TestContainerRuntimeOnlyInstalled(t *testing.T) {
+	proj := t.TempDir()
+	tools := filepath.Join(proj, "tools")
+	if err := os.MkdirAll(filepath.Join(proj, "node_modules", ".bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(tools, "docker"), filepath.Join(proj, "node_modules", ".bin", "podman")} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\nid\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(filepath.Join(tools, "docker"), filepath.Join(bin, "docker")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, cmd := range []string{"./tools/docker", filepath.Join(tools, "docker"), "tools/docker", filepath.Join(proj, "node_modules", ".bin", "podman"), "docker"} {
+		if ContainerRuntime(cmd, proj) {
+			t.Errorf("%s is taken for a container runtime", cmd)
+		}
+	}
+	// An installed one (root's or this user's, in a folder no one else
+	// writes) is.
+	inst := filepath.Join(t.TempDir(), "sbin")
+	if err := os.Mkdir(inst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inst, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !ContainerRuntime(filepath.Join(inst, "docker"), proj) {
+		t.Error("an installed docker is not taken for a container runtime")
+	}
+	if err := os.Chmod(inst, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if ContainerRuntime(filepath.Join(inst, "docker"), proj) {
+		t.Error("a docker in a world-writable folder is taken for a container runtime")
+	}
+	// What the launcher makes of it: the repository's docker is wrapped.
+	cfg := map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "./tools/docker", "args": []any{"run"}}}}
+	(&Confine{Bin: "/usr/bin/piagent"}).Wrap(cfg, proj)
+	if got := cfg["mcpServers"].(map[string]any)["s"].(map[string]any)["command"]; got != "/usr/bin/piagent" {
+		t.Errorf("the repository's docker runs unconfined: command %v", got)
+	}
+}

@@ -26,6 +26,7 @@ type File struct {
 	RegistryMode        string              `json:"registryMode,omitempty"`
 	Sandbox             string              `json:"sandbox,omitempty"`
 	ServerSandbox       string              `json:"serverSandbox,omitempty"`
+	PassEnv             []string            `json:"passEnv,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
 	ShellProtectedPaths []string            `json:"shellProtectedPaths,omitempty"`
 	AllowReadPaths      []string            `json:"allowReadPaths,omitempty"`
@@ -106,7 +107,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "passEnv", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},

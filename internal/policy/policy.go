@@ -38,6 +38,7 @@ type Policy struct {
 	registryMode string
 	sandbox      string
 	serverOff    bool
+	passEnv      []string
 
 	protected      []entry
 	shellProtected []entry
@@ -133,6 +134,10 @@ func (p *Policy) ServerSandbox() string {
 	}
 	return ServerSandboxOn
 }
+
+// PassEnv lists the variables the person's own policy passes to every
+// confined command and server, beyond the default set.
+func (p *Policy) PassEnv() []string { return p.passEnv }
 
 // Sandbox is "auto" (the default), "required" or "namespaces".
 func (p *Policy) Sandbox() string {
@@ -268,6 +273,16 @@ func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 	case f.ServerSandbox != "" && !proj:
 		p.serverOff = f.ServerSandbox == ServerSandboxOff
 		p.src("serverSandbox", f.ServerSandbox, layer, file)
+	}
+	// Which of Pi's variables reach the agent's commands and the servers
+	// is the person's choice alone: a repository naming a key would hand
+	// it to code it controls.
+	switch {
+	case len(f.PassEnv) > 0 && proj:
+		p.violate(file, "passEnv", "passEnv: only your own policy file can pass variables to commands and servers")
+	case len(f.PassEnv) > 0:
+		p.passEnv = append(p.passEnv, f.PassEnv...)
+		p.src("passEnv", strings.Join(f.PassEnv, ","), layer, file)
 	}
 	// A repository may raise the sandbox's level (auto < required <
 	// namespaces), never lower it.

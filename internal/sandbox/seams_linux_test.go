@@ -397,3 +397,74 @@ func TestNamespaceRefusedSaysSo(t *testing.T) {
 		t.Error("the command ran although the policy requires namespaces")
 	}
 }
+
+// TestEnvironmentAllowList: Pi's keys reach no command and no server; what
+// the person names (passEnv, a grant's --env) and a server's own
+// definition's keys (--keep-env, from the launcher) do.
+func TestEnvironmentAllowList(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	w.env = append(w.env, "ANTHROPIC_API_KEY=sk-ant-fake", "AWS_SECRET_ACCESS_KEY=aws-fake", "OPENAI_API_KEY=sk-fake",
+		"GITHUB_TOKEN=ghp-fake", "SERVER_DB_URL=db-fake", "GRANTED_TOKEN=granted-fake", "LANG=C.UTF-8", "SOME_RANDOM=random")
+	show := `env | cut -d= -f1 | sort | tr '\n' ' '`
+	// control: unconfined, the command sees every key
+	if out, _ := w.runPlain(t, show); !strings.Contains(out, "ANTHROPIC_API_KEY") {
+		t.Fatalf("control: %s", out)
+	}
+	has := func(out string) map[string]bool {
+		got := map[string]bool{}
+		for _, f := range strings.Fields(out) {
+			got[f] = true
+		}
+		return got
+	}
+	out, err := w.run(t, show)
+	got := has(out)
+	if err != nil || !got["PATH"] || !got["HOME"] || !got["LANG"] || !got["TMPDIR"] {
+		t.Fatalf("the command lacks the default set: %v %s", err, out)
+	}
+	for _, k := range []string{"ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "SERVER_DB_URL", "SOME_RANDOM"} {
+		if got[k] {
+			t.Errorf("the agent's command received %s", k)
+		}
+	}
+	// the person passes GITHUB_TOKEN in their own policy
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version":1,"passEnv":["GITHUB_TOKEN"]}`)
+	got = has(mustRun(t, w, show))
+	if !got["GITHUB_TOKEN"] || got["ANTHROPIC_API_KEY"] {
+		t.Errorf("with passEnv GITHUB_TOKEN: %v", got)
+	}
+	// a repository's policy cannot pass a key
+	write(t, filepath.Join(w.proj, ".pi", "piagent-policy.json"), `{"version":1,"passEnv":["ANTHROPIC_API_KEY"]}`)
+	if got = has(mustRun(t, w, show)); got["ANTHROPIC_API_KEY"] {
+		t.Errorf("a repository's passEnv passed ANTHROPIC_API_KEY")
+	}
+	must(t, os.Remove(filepath.Join(w.proj, ".pi", "piagent-policy.json")))
+	// a server: its own definition's keys (--keep-env) and its grant
+	grantCmd := exec.Command(filepath.Join(filepath.Dir(piagentBin), "piagent-mcp"), "grant", "evil", "--env", "GRANTED_TOKEN")
+	grantCmd.Dir, grantCmd.Env = w.proj, w.env
+	if out, err := grantCmd.CombinedOutput(); err != nil {
+		t.Fatalf("grant --env: %v %s", err, out)
+	}
+	cmd := exec.Command(piagentBin, "sandbox", "exec", "--profile", "server", "--server", "evil", "--project", w.proj, "--keep-env", "SERVER_DB_URL", "--", "/bin/sh", "-c", show)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	raw, err := cmd.CombinedOutput()
+	got = has(string(raw))
+	if err != nil || !got["SERVER_DB_URL"] || !got["GRANTED_TOKEN"] || !got["GITHUB_TOKEN"] {
+		t.Errorf("the server lacks its own, granted or passed keys: %v %s", err, raw)
+	}
+	for _, k := range []string{"ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY", "SOME_RANDOM"} {
+		if got[k] {
+			t.Errorf("the server received %s", k)
+		}
+	}
+}
+
+func mustRun(t *testing.T, w *world, script string) string {
+	t.Helper()
+	out, err := w.run(t, script)
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	return out
+}
