@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piagent/piagent/internal/sandbox"
 )
 
 // The model's bash call runs under `piagent sandbox exec`: a python3 -c
@@ -73,5 +76,39 @@ func TestSandboxIgnoresRepositoryShellPath(t *testing.T) {
 		if !withPiagent && !used {
 			t.Error("positive control: plain Pi did not run the repository's shellPath, so this test shows nothing")
 		}
+	}
+}
+
+// The agent's commands write no system temporary folder: TMPDIR is the
+// sandbox's private folder, which Pi's own read tool reads at the same path
+// (issue 36); /tmp itself is read-only to the command.
+func TestPrivateTmpReadByPi(t *testing.T) {
+	t.Parallel()
+	w, bins := guardWorld(t)
+	project := w.Project
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	private := filepath.Join(sandbox.PrivateDir(os.TempDir(), "", project), "tmp")
+	w.StartLLM(
+		Call("bash", map[string]any{"command": `echo "from-bash" > "$TMPDIR/x" && echo "tmpdir=$TMPDIR"`}),
+		Call("read", map[string]any{"path": filepath.Join(private, "x")}),
+		Call("bash", map[string]any{"command": `echo y > /tmp/piagent-e2e-probe && echo WROTE-TMP`}),
+	)
+	path := deps.nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
+	r := w.RunPi(guarded(bins, PiOptions{Prompt: "Do it", Env: map[string]string{"PATH": path}}))
+	requireExit0(t, r)
+	trs := r.ToolResults()
+	if len(trs) != 3 {
+		t.Fatalf("tool results: %+v\n%s", trs, r.Describe())
+	}
+	if !strings.Contains(trs[0].Text, "tmpdir="+private) {
+		t.Errorf("bash: TMPDIR is not the private folder: %+v", trs[0])
+	}
+	if !trs[2].IsError || strings.Contains(trs[2].Text, "WROTE-TMP") || !strings.Contains(trs[2].Text, "Read-only file system") {
+		t.Errorf("bash wrote /tmp: %+v", trs[2])
+	}
+	if trs[1].IsError || !strings.Contains(trs[1].Text, "from-bash") {
+		t.Errorf("Pi's read tool did not read what bash wrote in TMPDIR: %+v", trs[1])
 	}
 }
