@@ -106,10 +106,18 @@ func (a *app) setupCommand() *cobra.Command {
 	dryRun := c.Flags().Bool("dry-run", false, "print the plan and change nothing")
 	check := c.Flags().Bool("check", false, "report what is installed, in which versions; exit 1 when anything is missing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
+	apparmor := c.Flags().Bool("apparmor", false, "print the AppArmor profile that lets piagent make its sandbox's user namespace (Ubuntu 23.10 and later), and how to install it")
+	apparmorInstall := c.Flags().Bool("install", false, "with --apparmor: install the profile now, through sudo (it asks for your password)")
 	_ = c.RegisterFlagCompletionFunc("mcp-preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return preset.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
+		if *apparmor || *apparmorInstall {
+			if !*apparmor {
+				return usagef("--install goes with --apparmor")
+			}
+			return a.setupAppArmor(*apparmorInstall)
+		}
 		if *check {
 			for _, f := range []string{"mcp-preset", "no-mcp", "dry-run"} {
 				if c.Flags().Changed(f) {
