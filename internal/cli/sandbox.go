@@ -151,7 +151,7 @@ func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 	// The person's policy: which of Pi's variables pass, and whether the
 	// full boundary is required. One that cannot be read passes nothing
 	// beyond the default set, and refuses a command without namespaces.
-	pol, perr := policy.Load(a.env.Home, o.project)
+	pol, perr := policy.LoadSettings(a.env.Home, o.project)
 	if perr == nil && pol.Err() != nil {
 		perr = pol.Err()
 	}

@@ -18,6 +18,42 @@ import (
 // A file that exists but cannot be read or parsed returns an error, and the
 // returned policy, never nil, blocks every call with that error.
 func Load(home, project string) (*Policy, error) {
+	user, proj, err := read(home, project)
+	if err != nil {
+		return &Policy{err: err}, err
+	}
+	return Merge(user, proj)
+}
+
+// LoadSettings is Load for what sandbox exec asks before every command —
+// Sandbox, ServerSandbox, PassEnv and Err — without building the path, tool
+// and shell rules. Only those answers of the policy it returns count.
+func LoadSettings(home, project string) (*Policy, error) {
+	user, proj, err := read(home, project)
+	if err != nil {
+		return &Policy{err: err}, err
+	}
+	p := &Policy{files: map[string]string{LayerBase: ""}}
+	for _, in := range []struct {
+		Input
+		layer string
+	}{{user, LayerUser}, {proj, LayerProject}} {
+		if in.Data == nil {
+			continue
+		}
+		f, err := ParseFile(in.File, in.Data)
+		if err != nil {
+			p.err = err
+			return p, err
+		}
+		p.files[in.layer] = in.File
+		p.applySettings(f, in.layer, in.File, in.layer == LayerProject)
+	}
+	return p, nil
+}
+
+// read reads the user's and the project's policy files.
+func read(home, project string) (Input, Input, error) {
 	var user, proj Input
 	for _, it := range []struct {
 		dir  string
@@ -36,13 +72,12 @@ func Load(home, project string) (*Policy, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			ferr := &FileError{File: name, Msg: "cannot read: " + err.Error(), Err: err}
-			return &Policy{err: ferr}, ferr
+			return user, proj, &FileError{File: name, Msg: "cannot read: " + err.Error(), Err: err}
 		}
 		if data == nil {
 			data = []byte{}
 		}
 		*it.in = Input{File: name, Data: data}
 	}
-	return Merge(user, proj)
+	return user, proj, nil
 }
