@@ -55,6 +55,27 @@ func TestIntegrityBlocksPlantedExtension(t *testing.T) {
 	if d := s.Check(readCall()); d.Code != CodeIntegrity {
 		t.Fatalf("planted hook: %+v", d)
 	}
+	// what git reads that did not exist when the session started, which
+	// no mount can keep (issue 38): a commondir pointing at a copy whose
+	// config sets core.fsmonitor, a linked work tree, info/
+	for _, plant := range []func(git string){
+		func(git string) { os.WriteFile(filepath.Join(git, "commondir"), []byte("../evil-git\n"), 0o644) },
+		func(git string) { os.MkdirAll(filepath.Join(git, "worktrees", "w"), 0o755) },
+		func(git string) { os.MkdirAll(filepath.Join(git, "info"), 0o755) },
+	} {
+		git := filepath.Join(proj, ".git")
+		for _, f := range []string{"commondir", "worktrees", "info"} {
+			os.RemoveAll(filepath.Join(git, f))
+		}
+		s = &Engine{Home: home, Cwd: proj}
+		if d := s.Check(readCall()); d.Code == CodeIntegrity {
+			t.Fatalf("fresh session: %+v", d)
+		}
+		plant(git)
+		if d := s.Check(readCall()); d.Code != CodeIntegrity {
+			t.Errorf("planted in .git: %+v", d)
+		}
+	}
 }
 
 // sandbox "required" in the user's policy blocks bash where no sandbox

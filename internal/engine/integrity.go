@@ -37,7 +37,11 @@ var skipInPiDir = []string{"mcp.json", "mcp-traces"}
 func newIntegrity(project, configDir string) *integrity {
 	in := &integrity{paths: []string{filepath.Join(project, configDir)}}
 	if fi, err := os.Stat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
-		in.paths = append(in.paths, filepath.Join(project, ".git", "hooks"), filepath.Join(project, ".git", "config"))
+		git := filepath.Join(project, ".git")
+		// what the next git command reads: the sandbox keeps what exists
+		// read-only, and these may not exist yet
+		in.paths = append(in.paths, filepath.Join(git, "hooks"), filepath.Join(git, "config"), filepath.Join(git, "commondir"),
+			filepath.Join(git, "info"), filepath.Join(git, "worktrees"))
 	}
 	// Watch the folders holding each path (creation, removal, rename) and
 	// each existing tree beneath them, before reading the state, so that no

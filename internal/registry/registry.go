@@ -13,6 +13,7 @@
 package registry
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -218,8 +219,13 @@ func List(in Input) []Entry {
 		add(filepath.Join(p, ".mcp.json"), false, MCP, "the project's MCP configuration")
 		add(filepath.Join(p, cfg), true, Pi, "the project's Pi folder: mcp.json, settings.json, extensions, packages Pi and the adapter load")
 		watch(add(ProjectPolicy(p), false, Piagent, "the project's tool policy"))
-		add(filepath.Join(p, ".git", "hooks"), true, Git, "git hooks: code git runs for the person")
-		add(filepath.Join(p, ".git", "config"), false, Git, "git config: aliases, hooks path and programs git runs")
+		for _, g := range gitDirs(p) {
+			add(filepath.Join(g, "hooks"), true, Git, "git hooks: code git runs for the person")
+			add(filepath.Join(g, "config"), false, Git, "git config: aliases, hooks path and programs git runs")
+			add(filepath.Join(g, "commondir"), false, Git, "git's common folder: where its config and hooks are read from")
+			add(filepath.Join(g, "info"), true, Git, "git's info folder: attributes, excludes and sparse patterns")
+			add(filepath.Join(g, "worktrees"), true, Git, "git's linked work trees: each with a gitdir and a config of its own")
+		}
 	}
 	for _, c := range in.Consulted {
 		add(c, false, MCP, "a file a configuration reader consults")
@@ -227,6 +233,57 @@ func List(in Input) []Entry {
 
 	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return slices.CompactFunc(out, func(a, b Entry) bool { return a.Path == b.Path })
+}
+
+// gitDirs lists the git folders whose config and hooks decide what the
+// person's next git command runs: the project's .git (or the folder a
+// gitdir: file names), the common folder its commondir names, and each
+// submodule's folder under modules/ (nested ones included), as far as they
+// exist. The project's .git is listed even when absent.
+func gitDirs(project string) []string {
+	main := filepath.Join(project, ".git")
+	out := []string{main}
+	if fi, err := os.Lstat(main); err == nil && fi.Mode().IsRegular() && fi.Size() < 4096 {
+		if b, err := os.ReadFile(main); err == nil {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
+				main = absFrom(project, strings.TrimSpace(t))
+				out = append(out, main)
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(main, "commondir")); err == nil && len(b) < 4096 {
+		out = append(out, absFrom(main, strings.TrimSpace(string(b))))
+	}
+	// submodules, bounded
+	queue := []string{filepath.Join(main, "modules")}
+	for n := 0; len(queue) > 0 && n < 256; n++ {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			sub := filepath.Join(dir, e.Name())
+			if _, err := os.Lstat(filepath.Join(sub, "HEAD")); err == nil {
+				out = append(out, sub)
+				queue = append(queue, filepath.Join(sub, "modules"))
+			} else {
+				queue = append(queue, sub) // a submodule named a/b
+			}
+		}
+	}
+	return out
+}
+
+func absFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 // Set is a registry prepared for lookups.

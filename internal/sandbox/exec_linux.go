@@ -125,7 +125,7 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 // the guard's and the watch's to keep.
 func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
 	runtime.LockOSThread()
-	if err := confineThread(p, st.ABI, false, faultFromEnv(env)); err != nil {
+	if err := confineThread(p, st.ABI, false, faultFromEnv()); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, env)
@@ -178,7 +178,7 @@ func runInit(p Profile, st Status, path string, argv, env []string) (string, err
 	if err != nil {
 		return "", err
 	}
-	return startInit(initSpec{Profile: p, ABI: st.ABI, Path: path, Argv: argv, Env: env, Dir: dir, Empty: emptyPath(p), Fault: faultFromEnv(env)}, true)
+	return startInit(initSpec{Profile: p, ABI: st.ABI, Path: path, Argv: argv, Env: env, Dir: dir, Empty: emptyPath(p), Fault: faultFromEnv()}, true)
 }
 
 // startInit starts an init with spec. With run, it waits for the command

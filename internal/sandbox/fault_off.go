@@ -5,7 +5,7 @@ package sandbox
 // Fault injection exists only in a build with the sandboxfault tag (the
 // tests' own binary): a release build has no way to weaken its sandbox.
 
-func faultFromEnv([]string) string { return "" }
+func faultFromEnv() string { return "" }
 
 func faultMount(string) error { return nil }
 

@@ -3,22 +3,16 @@
 package sandbox
 
 import (
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// faultFromEnv reads PIAGENT_SANDBOX_FAULT from the command's environment
-// (this build only): "mount" makes the init's namespace unable to mount, as
-// Ubuntu's AppArmor restriction does.
-func faultFromEnv(env []string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PIAGENT_SANDBOX_FAULT="); ok {
-			return v
-		}
-	}
-	return ""
-}
+// faultFromEnv reads PIAGENT_SANDBOX_FAULT from piagent's own environment
+// (this build only; the command's is filtered): "mount" makes the init's
+// namespace unable to mount, as Ubuntu's AppArmor restriction does.
+func faultFromEnv() string { return os.Getenv("PIAGENT_SANDBOX_FAULT") }
 
 func faultMount(fault string) error {
 	if faultHas(fault, "mount") {

@@ -19,7 +19,7 @@ func probeNamespaces() (string, string) {
 	if rootMounts() {
 		kind = "root"
 	}
-	cause, err := startInit(initSpec{Probe: true, Fault: faultFromEnv(os.Environ())}, false)
+	cause, err := startInit(initSpec{Probe: true, Fault: faultFromEnv()}, false)
 	switch {
 	case cause != "":
 		return "", cause

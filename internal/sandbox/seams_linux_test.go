@@ -97,6 +97,9 @@ func TestGitAndProjectAttacks(t *testing.T) {
 		}},
 		{name: "same-size rewrite of .git/config", script: `python3 -c "
 f=open('.git/config','r+'); f.write('[c0re]\n'); f.close()"`, effect: sameSize},
+		{name: "submodule config", script: `git config --file .git/modules/sub/config core.fsmonitor "$F/x.sh"`, effect: fileHas(".git/modules/sub/config", "fsmonitor")},
+		{name: "submodule hook", script: `echo pwned > .git/modules/sub/hooks/post-checkout`, effect: fileHas(".git/modules/sub/hooks/post-checkout", "pwned")},
+		{name: "info/attributes", script: `echo '* filter=evil' > .git/info/attributes`, effect: fileHas(".git/info/attributes", "evil")},
 		{name: "read .env", script: `cat .env > leaked.txt`, effect: fileHas("leaked.txt", "s3cr3t")},
 		{name: "read auth.json", script: `cat ~/.pi/agent/auth.json > leaked.txt`, effect: fileHas("leaked.txt", "sk-ant")},
 		{name: "chmod ~/.bashrc", script: `chmod 0777 ~/.bashrc`, effect: func(t *testing.T, w *world) bool {
@@ -467,4 +470,46 @@ func mustRun(t *testing.T, w *world, script string) string {
 		t.Fatalf("%v %s", err, out)
 	}
 	return out
+}
+
+// TestEverydayGitUnderSandbox: with .git's config, hooks and info
+// read-only, everyday git still works in the project itself; what writes the
+// protected parts is refused, and says where.
+func TestEverydayGitUnderSandbox(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	must(t, os.RemoveAll(filepath.Join(w.proj, ".git")))
+	remote := filepath.Join(w.root, "remote.git")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=a", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir, cmd.Env = dir, w.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(w.root, "init", "-q", "--bare", remote)
+	git(w.proj, "init", "-q")
+	git(w.proj, "add", "evil.js")
+	git(w.proj, "commit", "-qm", "one")
+	git(w.proj, "remote", "add", "origin", remote)
+	git(w.proj, "push", "-q", "origin", "main")
+	out, err := w.run(t, `set -e
+export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+git checkout -q -b feature
+echo x > f.txt && git add f.txt && git commit -qm two
+echo y >> f.txt && git stash -q && git stash list | wc -l
+git fetch -q origin
+git log --oneline | wc -l
+git status --short | wc -l`)
+	if err != nil || strings.Fields(out)[len(strings.Fields(out))-3:][0] != "1" {
+		t.Fatalf("everyday git under the sandbox: %v\n%s", err, out)
+	}
+	for _, script := range []string{`git config user.name x`, `git remote add evil /tmp/x`} {
+		out, err := w.run(t, script)
+		// git renames its lock file over .git/config, a mount point here
+		if err == nil || !strings.Contains(out, ".git/config") || !strings.Contains(out, "Read-only file system") && !strings.Contains(out, "Device or resource busy") {
+			t.Errorf("%s: %v %s", script, err, out)
+		}
+	}
 }
