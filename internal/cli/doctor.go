@@ -359,7 +359,19 @@ func executables() []string {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	return []string{exe}
+	// piagent's other binary beside it: the person runs it next, so a
+	// command that replaced it would run unconfined then
+	out := []string{exe}
+	for _, name := range []string{"piagent", "piagent-mcp"} {
+		sib := filepath.Join(filepath.Dir(exe), name)
+		if sib == exe {
+			continue
+		}
+		if fi, err := os.Stat(sib); err == nil && fi.Mode().IsRegular() {
+			out = append(out, sib)
+		}
+	}
+	return out
 }
 
 // sandboxLine says in one line what confines the agent's commands here.

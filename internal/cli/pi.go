@@ -68,6 +68,9 @@ func (a *app) piCommand() *cobra.Command {
 var errPiNotFound = errors.New("pi not found: PIAGENT_PI is not set and there is no pi on PATH")
 
 func (a *app) launchPi(args []string) error {
+	if err := a.projectNotHome(a.env.Dir); err != nil {
+		return err
+	}
 	pi, err := a.findPi()
 	if err != nil {
 		return err

@@ -147,6 +147,9 @@ type sandboxOpts struct {
 // a machine where no sandbox applies runs argv unconfined and says so on
 // stderr; without it, nothing runs.
 func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
+	if err := a.projectNotHome(o.project); err != nil {
+		return err
+	}
 	var p sandbox.Profile
 	// The person's policy: which of Pi's variables pass, and whether the
 	// full boundary is required. One that cannot be read passes nothing
@@ -293,4 +296,26 @@ func userName() string {
 		return u.Username
 	}
 	return "this user"
+}
+
+// projectNotHome refuses a project that is the home folder or holds it:
+// the agent's commands may write the project, and the home holds shell
+// start-up files, Pi's settings and piagent's own state.
+func (a *app) projectNotHome(project string) error {
+	home := a.env.Home
+	if r, err := filepath.EvalSymlinks(home); err == nil {
+		home = r
+	}
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	if home == "" || !paths.Within(project, home) {
+		return nil
+	}
+	what := "is your home folder"
+	if project != home {
+		what = "holds your home folder"
+	}
+	return refused(fmt.Errorf("%s %s: the agent's commands may write the project, and your home holds your shell's start-up files, Pi's settings and piagent's approvals; nothing was run", project, what),
+		"start Pi in a project folder: cd ~/src/PROJECT && piagent pi")
 }

@@ -513,3 +513,38 @@ git status --short | wc -l`)
 		}
 	}
 }
+
+// TestOtherBinaryAndHome (issue 38): with piagent and piagent-mcp in a
+// folder of the project, the agent cannot replace the one the person runs
+// next; a project that is the home folder is refused.
+func TestOtherBinaryAndHome(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	bin := filepath.Join(w.proj, "bin")
+	must(t, os.MkdirAll(bin, 0o755))
+	for _, name := range []string{"piagent", "piagent-mcp"} {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(piagentBin), name))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(bin, name), data, 0o755))
+	}
+	cmd := exec.Command(filepath.Join(bin, "piagent"), "sandbox", "exec", "--", "/bin/sh", "-c", `printf '#!/bin/sh\necho pwned\n' > bin/piagent-mcp; cp /bin/true bin/piagent-mcp`)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	out, _ := cmd.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(bin, "piagent-mcp")); bytes.Contains(b, []byte("pwned")) || len(b) < 1<<20 {
+		t.Errorf("the agent replaced piagent-mcp:\n%s", out)
+	}
+	// control: unconfined, it is replaced
+	if out, err := w.runPlain(t, `printf '#!/bin/sh\necho pwned\n' > bin/piagent-mcp`); err != nil {
+		t.Fatalf("control: %v %s", err, out)
+	}
+	// the home as the project
+	cmd = exec.Command(piagentBin, "sandbox", "exec", "--project", w.home, "--", "/bin/sh", "-c", "echo ran > ran.txt")
+	cmd.Dir, cmd.Env = w.home, w.env
+	raw, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(raw), "is your home folder") {
+		t.Errorf("the home as the project: %v %s", err, raw)
+	}
+	if _, err := os.Stat(filepath.Join(w.home, "ran.txt")); err == nil {
+		t.Error("the command ran with the home as its project")
+	}
+}
