@@ -3,10 +3,6 @@
 package sandbox
 
 import (
-	"os"
-	"strconv"
-	"strings"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -38,8 +34,14 @@ func dropCaps() error {
 		if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {
 			return err
 		}
-		for c := 0; c <= lastCap(); c++ {
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+		// every capability this kernel knows: PR_CAPBSET_DROP fails with
+		// EINVAL past the last
+		for c := 0; c < 64; c++ {
+			err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+			if err == unix.EINVAL {
+				break
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -59,14 +61,4 @@ func haveCap(c int) bool {
 		return false
 	}
 	return data[c/32].Effective&(1<<(c%32)) != 0
-}
-
-// lastCap is the highest capability this kernel knows.
-func lastCap() int {
-	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			return n
-		}
-	}
-	return 63
 }

@@ -222,6 +222,15 @@ func startInit(s initSpec, run bool) (string, error) {
 		// init's execve to mount; the init drops them before the command.
 		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	}
+	// A profile that fits the pipe's buffer is written before the init
+	// starts, so that it finds it waiting.
+	prewritten := len(spec) <= 32<<10
+	if prewritten {
+		if _, err := specW.Write(spec); err != nil {
+			return "", err
+		}
+		specW.Close()
+	}
 	// Pdeathsig follows the thread that started the child: keep it.
 	runtime.LockOSThread()
 	sigs := make(chan os.Signal, 8)
@@ -236,10 +245,12 @@ func startInit(s initSpec, run bool) (string, error) {
 	}
 	specR.Close()
 	resW.Close()
-	go func() {
-		specW.Write(spec)
-		specW.Close()
-	}()
+	if !prewritten {
+		go func() {
+			specW.Write(spec)
+			specW.Close()
+		}()
+	}
 	res, _ := io.ReadAll(io.LimitReader(resR, 4096))
 	resR.Close()
 	result := string(res)
