@@ -217,7 +217,7 @@ func (a *app) profileInput(project string) sandbox.Input {
 		ancestors = append(ancestors, filepath.Join(d, ".mcp.json"), filepath.Join(d, cfg, "mcp.json"))
 	}
 	reg := registry.List(registry.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		Consulted: ancestors, Binaries: executables()})
+		Consulted: ancestors, Binaries: executables(), TempDir: tempDir(a.env)})
 	return sandbox.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
 		TempDir: tempDir(a.env), Getenv: a.env.Getenv, Registry: reg}
 }

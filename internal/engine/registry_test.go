@@ -89,6 +89,8 @@ func TestRegistryWritesBlocked(t *testing.T) {
 		filepath.Join(home, ".pi", "agent", "extensions"), filepath.Join(proj, ".pi"), filepath.Join(proj, ".git", "hooks"),
 		filepath.Join(proj, ".git", "config"), filepath.Join(proj, ".mcp.json"), filepath.Join(home, ".cursor", "mcp.json"),
 		"/opt/piagent/bin/piagent",
+		// code Pi runs at its next start: jiti's transpiled extensions, Node's compile cache
+		filepath.Join(os.TempDir(), "jiti", "piagent-guard.cjs"), filepath.Join(os.TempDir(), "node-compile-cache", "v22"),
 	} {
 		if _, ok := registry.NewSet(entries).Match(want); !ok {
 			t.Errorf("registry lacks %s", want)

@@ -67,6 +67,10 @@ type Input struct {
 	// Extra are further folders registered for this session (the files the
 	// extension runs from).
 	Extra []string
+	// TempDir is the temporary folder Pi's process sees ("" is this
+	// process's, os.TempDir()): Pi's extension loader and Node keep code
+	// caches there.
+	TempDir string
 }
 
 // File names of piagent's own state under ~/.pi, and of its folder.
@@ -214,6 +218,17 @@ func List(in Input) []Entry {
 	add(filepath.Join(agent, "extensions"), true, Pi, "extensions Pi loads into every session")
 	add(filepath.Join(agent, "npm"), true, Pi, "Pi packages installed for the user")
 	add(filepath.Join(agent, "git"), true, Pi, "Pi packages cloned for the user")
+	// Code Pi loads at its next start from the temporary folder: jiti's
+	// transpiled extensions (piagent's own guard among them), trusted by a
+	// hash at their end, and Node's compile cache.
+	tmp := in.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	for _, t := range slices.Compact([]string{filepath.Clean(tmp), "/tmp"}) {
+		add(filepath.Join(t, "jiti"), true, Pi, "Pi's extension loader's cache: transpiled extensions Pi runs at its next start")
+		add(filepath.Join(t, "node-compile-cache"), true, Pi, "Node's compile cache: code Pi runs at its next start")
+	}
 
 	if p := in.Project; p != "" {
 		add(filepath.Join(p, ".mcp.json"), false, MCP, "the project's MCP configuration")

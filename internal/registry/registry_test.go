@@ -39,6 +39,9 @@ func TestListAndMatch(t *testing.T) {
 		{"/p/src/main.go", false},
 		{"/p/.git/HEAD", false},
 		{"/p/.pi-other", false},
+		{"/tmp/jiti/guard-1a2b.cjs", true}, // Pi loads it at its next start
+		{"/tmp/node-compile-cache/v22/x", true},
+		{"/tmp/jiti-other", false},
 	} {
 		if _, ok := set.Match(tc.p); ok != tc.match {
 			t.Errorf("Match(%s) = %v, want %v", tc.p, ok, tc.match)
@@ -49,7 +52,7 @@ func TestListAndMatch(t *testing.T) {
 		hold bool
 	}{
 		{"/h/.pi", true}, {"/h", true}, {"/", true}, {"/p", true}, {"/p/.git", true},
-		{"/p/src", false}, {"/tmp", false}, {"/h/.pi/agent/sessions", false},
+		{"/p/src", false}, {"/tmp", true}, {"/tmp/build", false}, {"/h/.pi/agent/sessions", false},
 	} {
 		if _, ok := set.Holds(tc.p); ok != tc.hold {
 			t.Errorf("Holds(%s) = %v, want %v", tc.p, ok, tc.hold)

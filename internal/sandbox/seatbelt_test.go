@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func goldenProfile() Profile {
 	home, proj := "/Users/ana", "/Users/ana/src/app"
 	agent := filepath.Join(home, ".pi", "agent")
-	reg := registry.List(registry.Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", Binaries: []string{"/usr/local/bin/piagent"}})
+	reg := registry.List(registry.Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: "/tmp", Binaries: []string{"/usr/local/bin/piagent"}})
 	p := Agent(Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: "/private/tmp", Registry: reg, User: "501",
 		Getenv: func(k string) string { return map[string]string{"GOPATH": "/Users/ana/go"}[k] }})
 	p.Hidden = []string{proj + "/.env", proj + "/certs/server.key", agent + "/auth.json"}
