@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -137,6 +138,7 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})
 		}
 	}
+	d.Warnings = append(d.Warnings, piCacheWarnings(tempDir(a.env), d.Sandbox.Mechanism != "")...)
 	if d.Warnings == nil {
 		d.Warnings = []gate.Warning{}
 	}
@@ -456,4 +458,26 @@ func (a *app) host(g *gate.Gate) hostJSON {
 		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before 1.0.4")
 	}
 	return h
+}
+
+// piCacheWarnings: plain pi keeps the code it loads at its next start
+// (jiti's transpiled extensions, piagent's guard among them, and Node's
+// compile cache) in the shared temporary folder; piagent pi moves them to
+// ~/.pi/piagent/tmp (issue 38). Warned when someone else could write them,
+// or when no sandbox keeps the agent's commands from doing so.
+func piCacheWarnings(tmp string, sandboxed bool) []gate.Warning {
+	var out []gate.Warning
+	for _, c := range launch.PiCaches {
+		dir := filepath.Join(tmp, c)
+		if why := launch.ForeignCache(dir); why != "" {
+			out = append(out, gate.Warning{Code: "pi-cache-foreign", File: dir,
+				Text: "plain pi loads code from this folder at its start, and " + why + ": whoever can write it runs code in Pi; remove it (rm -rf " + dir + ") and start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
+		} else if !sandboxed {
+			if _, err := os.Lstat(dir); err == nil {
+				out = append(out, gate.Warning{Code: "pi-cache-writable", File: dir,
+					Text: "plain pi loads code from this folder at its start, and with no sandbox here the agent's commands can write it; start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
+			}
+		}
+	}
+	return out
 }

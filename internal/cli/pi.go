@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -133,6 +135,18 @@ func (a *app) launchPi(args []string) error {
 	if exe := executables(); len(exe) > 0 && a.env.Getenv(launch.EnvBin) == "" {
 		vars[launch.EnvBin] = exe[0]
 	}
+	// Pi's code caches (jiti's transpiled extensions, Node's compile
+	// cache) follow its TMPDIR: a folder of the person's own, registered.
+	piTmp, err := launch.PiTempDir(a.env.Home, a.env.Getenv)
+	if err != nil {
+		return refused(err, "or set "+launch.EnvPiTmp+" to a folder of yours that no one else can write")
+	}
+	vars["TMPDIR"] = piTmp
+	vars[launch.EnvSystemTmp] = a.env.Getenv("TMPDIR")
+	if t, ok := a.env.LookupEnv(launch.EnvSystemTmp); ok {
+		vars[launch.EnvSystemTmp] = t // a piagent pi started inside another keeps the first one's
+	}
+	vars["JITI_RESPECT_TMPDIR_ENV"] = "1" // jiti would ignore a TMPDIR that is the working directory
 	var front []string
 	if plan.Adapter {
 		front = append(front, "--mcp-config", path)
@@ -235,10 +249,8 @@ func withEnv(environ []string, set map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range []string{launch.EnvMode, launch.EnvLauncher, launch.EnvConfig, launch.EnvProject, launch.EnvBin} {
-		if v, ok := set[k]; ok {
-			out = append(out, k+"="+v)
-		}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
 	}
 	return out
 }

@@ -103,7 +103,7 @@ func TestWithEnv(t *testing.T) {
 	t.Parallel()
 	got := withEnv([]string{"A=1", "PI_MCP_CONFIG_MODE=merge", "PIAGENT_LAUNCHER=0", "B=2", "PI_MCP_CONFIG_MODE=x"},
 		map[string]string{"PI_MCP_CONFIG_MODE": "exclusive", "PIAGENT_LAUNCHER": "1", "PIAGENT_LAUNCH_CONFIG": "/c", "PIAGENT_PROJECT": "/p"})
-	want := []string{"A=1", "B=2", "PI_MCP_CONFIG_MODE=exclusive", "PIAGENT_LAUNCHER=1", "PIAGENT_LAUNCH_CONFIG=/c", "PIAGENT_PROJECT=/p"}
+	want := []string{"A=1", "B=2", "PIAGENT_LAUNCHER=1", "PIAGENT_LAUNCH_CONFIG=/c", "PIAGENT_PROJECT=/p", "PI_MCP_CONFIG_MODE=exclusive"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
@@ -124,5 +124,94 @@ func TestStartupWarnings(t *testing.T) {
 	if len(ws) != 1 || ws[0].Code != "startup-risk" || ws[0].Server != "r" ||
 		!strings.Contains(ws[0].Text, "no metadata cache") || !strings.Contains(ws[0].Text, "lifecycle eager") || !strings.Contains(ws[0].Text, "piagent pi") {
 		t.Errorf("warnings = %+v", ws)
+	}
+}
+
+// Issue 38: Pi's code caches follow its TMPDIR, so piagent pi gives Pi a
+// folder of the person's own under ~/.pi/piagent (registered: the agent
+// cannot write it) and tells the sandbox the TMPDIR it was started with.
+// A folder someone else could write is refused, nothing started.
+func TestPiTempDir(t *testing.T) {
+	t.Parallel()
+	env, stderr := fakePi(t, `printf '%s\n%s\n%s\n' "$TMPDIR" "$PIAGENT_TMPDIR" "$JITI_RESPECT_TMPDIR_ENV" > "$ROOT/env"`+"\n")
+	root := strings.TrimPrefix(env.Environ[3], "ROOT=")
+	env.Environ = append(env.Environ, "TMPDIR=/var/tmp/mine")
+	if got := Main("piagent", []string{"pi", "-p", "x"}, env); got != 0 {
+		t.Fatalf("exit %d: %s", got, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "env"))
+	want := filepath.Join(env.Home, ".pi", "piagent", "tmp") + "\n/var/tmp/mine\n1\n"
+	if string(data) != want {
+		t.Errorf("Pi's environment: %q, want %q", data, want)
+	}
+	fi, err := os.Lstat(filepath.Join(env.Home, ".pi", "piagent", "tmp"))
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("Pi's temporary folder: %v %v", fi, err)
+	}
+	// The sandbox under this Pi keeps its private folders in the first TMPDIR.
+	sub := Env{Environ: []string{"TMPDIR=" + strings.TrimSpace(strings.Split(string(data), "\n")[0]), "PIAGENT_TMPDIR=/var/tmp/mine", "PIAGENT_LAUNCHER=1"}}
+	if got := tempDir(sub); got != "/var/tmp/mine" {
+		t.Errorf("the sandbox's temporary folder under piagent pi = %s", got)
+	}
+	sub.Environ[1] = "PIAGENT_TMPDIR="
+	if got := tempDir(sub); got != "/tmp" {
+		t.Errorf("the sandbox's temporary folder under piagent pi with no TMPDIR = %s", got)
+	}
+
+	for name, dir := range map[string]func(string) string{
+		"world-writable": func(root string) string {
+			d := filepath.Join(root, "open")
+			os.Mkdir(d, 0o777)
+			os.Chmod(d, 0o777)
+			return d
+		},
+		"a link": func(root string) string {
+			d := filepath.Join(root, "link")
+			os.Symlink(t.TempDir(), d)
+			return d
+		},
+		"the shared /tmp": func(string) string { return "/tmp" }, // root's and 1777: refused for anyone
+	} {
+		env, stderr := fakePi(t, `echo started > "$ROOT/started"`+"\n")
+		root := strings.TrimPrefix(env.Environ[3], "ROOT=")
+		env.Environ = append(env.Environ, "PIAGENT_PI_TMPDIR="+dir(root))
+		if got := Main("piagent", []string{"pi", "-p", "x"}, env); got == 0 {
+			t.Errorf("%s: exit 0", name)
+		}
+		if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
+			t.Errorf("%s: Pi started", name)
+		}
+		if !strings.Contains(stderr.String(), "refusing") || !strings.Contains(stderr.String(), "Pi loads code it finds there") {
+			t.Errorf("%s: stderr does not say why: %s", name, stderr)
+		}
+	}
+}
+
+// doctor warns of a Pi code cache in the temporary folder that someone else
+// could write (made first by another user, or left open), names the folder
+// and the fix; the person's own cache under a sandbox is no warning.
+func TestPiCacheWarnings(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	if w := piCacheWarnings(tmp, true); len(w) != 0 {
+		t.Errorf("no caches: %+v", w)
+	}
+	jiti := filepath.Join(tmp, "jiti")
+	os.Mkdir(jiti, 0o700)
+	if w := piCacheWarnings(tmp, true); len(w) != 0 {
+		t.Errorf("the person's own cache under a sandbox: %+v", w)
+	}
+	if w := piCacheWarnings(tmp, false); len(w) != 1 || w[0].Code != "pi-cache-writable" {
+		t.Errorf("no sandbox: %+v", w)
+	}
+	os.Chmod(jiti, 0o777)
+	w := piCacheWarnings(tmp, true)
+	if len(w) != 1 || w[0].Code != "pi-cache-foreign" || w[0].File != jiti || !strings.Contains(w[0].Text, "rm -rf "+jiti) {
+		t.Errorf("an open cache: %+v", w)
+	}
+	os.Remove(jiti)
+	os.Symlink(t.TempDir(), filepath.Join(tmp, "node-compile-cache"))
+	if w := piCacheWarnings(tmp, true); len(w) != 1 || !strings.Contains(w[0].Text, "not a folder") {
+		t.Errorf("a link: %+v", w)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/grant"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
@@ -236,8 +237,16 @@ func (a *app) serverProfile(project, name string) (sandbox.Profile, grant.Grant,
 	return sandbox.Server(in, name, g.Read, g.Write), g, nil
 }
 
-// tempDir is the system temporary folder as the command would see it.
+// tempDir is the temporary folder the sandbox keeps its private folders
+// in: the one piagent pi was started with when Pi runs under it (Pi's own
+// TMPDIR is then piagent's registered folder), else TMPDIR, else /tmp.
 func tempDir(env Env) string {
+	if t, ok := env.LookupEnv(launch.EnvSystemTmp); ok && env.Getenv(launch.EnvLauncher) == "1" {
+		if t != "" && filepath.IsAbs(t) {
+			return filepath.Clean(t)
+		}
+		return "/tmp"
+	}
 	if t := env.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
 		return filepath.Clean(t)
 	}

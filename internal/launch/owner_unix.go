@@ -20,3 +20,10 @@ func installed(fi fs.FileInfo) bool {
 	}
 	return fi.Mode().Perm()&0o022 == 0
 }
+
+// ownedPrivate reports a file or folder of this user's that no one else
+// may write.
+func ownedPrivate(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid() && fi.Mode().Perm()&0o022 == 0
+}

@@ -26,6 +26,7 @@ var deps struct {
 	adapter  string // pi-mcp-adapter/index.ts
 	pi       string // the Pi under test: "0.86" (test/e2e/npm) or "1.6" (test/e2e/npm-pi16)
 	binDir   string // where piagent and piagent-mcp are built
+	piTmp    string // PIAGENT_PI_TMPDIR for every run: Pi's TMPDIR under piagent pi
 }
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -50,6 +51,14 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	deps.binDir = dir
+	// piagent pi gives Pi a TMPDIR of the person's own (issue 38), which in
+	// a fresh world would be a cold jiti cache each run: one folder of this
+	// user's, kept between runs, stands in for it.
+	deps.piTmp = filepath.Join(os.TempDir(), fmt.Sprintf("piagent-e2e-pi-%d", os.Getuid()))
+	if err := os.Mkdir(deps.piTmp, 0o700); err != nil && !os.IsExist(err) {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	return code

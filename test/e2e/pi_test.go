@@ -44,6 +44,7 @@ func (w *World) Environ(extra map[string]string) []string {
 		"PI_SKIP_VERSION_CHECK": "1",
 		"PI_TELEMETRY":          "0",
 		"TMPDIR":                os.TempDir(), // jiti's transpile cache lives here; sharing it keeps runs fast
+		"PIAGENT_PI_TMPDIR":     deps.piTmp,   // and here under piagent pi
 		"TERM":                  "dumb",
 		"NO_COLOR":              "1",
 		"LANG":                  "C.UTF-8",

@@ -1,0 +1,83 @@
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/piagent/piagent/internal/registry"
+)
+
+// Environment variables for Pi's temporary folder.
+const (
+	// EnvPiTmp names the folder piagent pi gives Pi as TMPDIR instead of
+	// <home>/.pi/piagent/tmp. It must be the person's own folder, writable
+	// by no one else.
+	EnvPiTmp = "PIAGENT_PI_TMPDIR"
+	// EnvSystemTmp is the TMPDIR piagent pi was started with ("" for the
+	// system's): the sandbox keeps the agent's private folders there, not in
+	// Pi's.
+	EnvSystemTmp = "PIAGENT_TMPDIR"
+)
+
+// PiTempDir is the temporary folder piagent pi gives Pi. Pi's extension
+// loader (jiti) keeps the code it transpiled, piagent's guard among it, in
+// <TMPDIR>/jiti and trusts a file there whose end matches its source's
+// hash; Node keeps its compile cache in <TMPDIR>/node-compile-cache. In the
+// shared /tmp anyone on the machine could make those folders first, so the
+// launcher moves them to a folder of the person's own that piagent
+// registers: the agent's tools and commands cannot write it either.
+func PiTempDir(home string, getenv func(string) string) (string, error) {
+	dir := getenv(EnvPiTmp)
+	switch {
+	case dir == "":
+		dir = filepath.Join(registry.OwnDir(home), "tmp")
+	case !filepath.IsAbs(dir):
+		return "", fmt.Errorf("%s=%s is not an absolute path", EnvPiTmp, dir)
+	}
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return "", fmt.Errorf("cannot create Pi's temporary folder: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("cannot create Pi's temporary folder: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("Pi's temporary folder: %w", err)
+	}
+	var why []string
+	if !fi.IsDir() {
+		why = append(why, "is not a folder (a link or a file)")
+	}
+	if !ownedPrivate(fi) {
+		why = append(why, "is not yours alone (another owner, or writable by others)")
+	}
+	if len(why) > 0 {
+		return "", fmt.Errorf("refusing %s as Pi's temporary folder: it %s, and Pi loads code it finds there; remove it (rm -rf %s) and start again", dir, strings.Join(why, " and "), dir)
+	}
+	return dir, nil
+}
+
+// PiCaches are the folders in a temporary folder whose code Pi runs at its
+// next start.
+var PiCaches = []string{"jiti", "node-compile-cache"}
+
+// ForeignCache says why cache folder dir, when it exists, is not this
+// person's (or root's) alone ("" when it is, or is absent): another user
+// made it, or others may write it.
+func ForeignCache(dir string) string {
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return ""
+	case !fi.IsDir():
+		return "it is not a folder (a link or a file)"
+	case !installed(fi): // root's, or this person's, and no one else may write it
+		return fmt.Sprintf("it is not yours alone (mode %v, or another owner)", fi.Mode().Perm())
+	}
+	return ""
+}
