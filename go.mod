@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
@@ -18,5 +17,4 @@ require (
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

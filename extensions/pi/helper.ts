@@ -27,6 +27,8 @@ export interface Handshake {
   pid?: number;
   /** The helper's own executable, absolute (piagent ≥ 0.1.0 with the sandbox). */
   bin?: string;
+  /** piagent-sandbox beside it, absolute, when installed there and trusted. */
+  sandbox?: string;
 }
 
 /** The helper could not give an answer; its process (if any) is gone. */
@@ -269,6 +271,7 @@ export class HelperClient {
    */
   private resolved: string | undefined;
   private restartBin: string | undefined;
+  private resolvedSandbox: string | undefined;
 
   constructor(bin: () => string = () => piagentBinary()) {
     this.bin = bin;
@@ -277,6 +280,11 @@ export class HelperClient {
   /** The helper's absolute path once a helper has answered. */
   get binary(): string | undefined {
     return this.resolved;
+  }
+
+  /** piagent-sandbox's absolute path, as the first helper reported it. */
+  get sandboxBinary(): string | undefined {
+    return this.resolvedSandbox;
   }
 
   /** The handshake of the running helper, if one is running. */
@@ -320,6 +328,7 @@ export class HelperClient {
         if (this.resolved === undefined && typeof h?.bin === "string" && h.bin.startsWith("/")) {
           this.resolved = h.bin;
           this.restartBin = h.bin;
+          if (typeof h.sandbox === "string" && h.sandbox.startsWith("/")) this.resolvedSandbox = h.sandbox;
         }
       },
       () => {},

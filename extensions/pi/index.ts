@@ -41,7 +41,7 @@ import {
 } from "./guard.ts";
 import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
-import { sandboxedOperations } from "./sandbox.ts";
+import { type SandboxBinary, sandboxedOperations } from "./sandbox.ts";
 
 /**
  * Where a session's mode waits across a reload: Pi runs this factory again
@@ -505,14 +505,16 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   // The agent's shell runs under `piagent sandbox exec` (sandbox.ts). Pi's
   // own bash tool is rebuilt with sandboxed operations; it is loaded from
   // Pi itself at run time, so this package keeps no runtime dependency.
-  const bin = async (): Promise<string | undefined> => {
-    if (guard.client.binary) return guard.client.binary;
-    try {
-      await guard.client.start(process.cwd());
-    } catch {
-      return undefined;
+  const bin = async (): Promise<SandboxBinary | undefined> => {
+    if (!guard.client.binary) {
+      try {
+        await guard.client.start(process.cwd());
+      } catch {
+        return undefined;
+      }
     }
-    return guard.client.binary;
+    const piagent = guard.client.binary;
+    return piagent ? { piagent, lean: guard.client.sandboxBinary } : undefined;
   };
   const bash = import("@earendil-works/pi-coding-agent").then(
     (mod: { createBashTool?: (cwd: string, o: object) => any }) => {

@@ -1,8 +1,10 @@
 // The agent's shell, confined: Pi's bash tool is replaced by one whose
 // process is `piagent sandbox exec --auto --project CWD -- /bin/bash -c
-// COMMAND`. The sandbox wraps the shell itself, so everything the command
-// starts inherits it. The binary is the absolute path the helper reported
-// in its handshake, never a fresh PATH lookup; a repository's shellPath is
+// COMMAND` (or `piagent-sandbox exec …`, the same in a smaller binary, when
+// the helper found it installed beside piagent). The sandbox wraps the shell
+// itself, so everything the command starts inherits it. The binaries are the
+// absolute paths the helper reported in its handshake, never a fresh PATH
+// lookup; a repository's shellPath is
 // never used. The `!` commands a person types are theirs and stay
 // unconfined (Pi runs them through user_bash, which this file leaves alone).
 
@@ -10,9 +12,16 @@ import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { BashOperations } from "@earendil-works/pi-coding-agent";
 
-/** The piagent arguments that run command confined in project. */
-export function sandboxArgv(project: string, command: string): string[] {
-  return ["sandbox", "exec", "--auto", "--project", project, "--", "/bin/bash", "-c", command];
+/** Where sandbox exec is: piagent, or piagent-sandbox (the same in a smaller binary). */
+export interface SandboxBinary {
+  piagent: string;
+  lean?: string;
+}
+
+/** The program and arguments that run command confined in project. */
+export function sandboxArgv(b: SandboxBinary, project: string, command: string): [string, string[]] {
+  const rest = ["exec", "--auto", "--project", project, "--", "/bin/bash", "-c", command];
+  return b.lean ? [b.lean, rest] : [b.piagent, ["sandbox", ...rest]];
 }
 
 /**
@@ -20,7 +29,7 @@ export function sandboxArgv(project: string, command: string): string[] {
  * bin resolves piagent's absolute path (the helper's handshake); when it
  * cannot, the command is refused, never run unconfined.
  */
-export function sandboxedOperations(bin: () => Promise<string | undefined>, project: () => string): BashOperations {
+export function sandboxedOperations(bin: () => Promise<SandboxBinary | undefined>, project: () => string): BashOperations {
   return {
     async exec(command, cwd, { onData, signal, timeout, env }) {
       const piagent = await bin();
@@ -30,7 +39,8 @@ export function sandboxedOperations(bin: () => Promise<string | undefined>, proj
         );
       }
       return new Promise((resolve, reject) => {
-        const child = spawn(piagent, sandboxArgv(project(), command), {
+        const [program, args] = sandboxArgv(piagent, project(), command);
+        const child = spawn(program, args, {
           cwd,
           detached: true,
           env: env ?? process.env,

@@ -10,21 +10,18 @@ import (
 	"syscall"
 )
 
-// apparmorProfile is the profile that lets one binary make unprivileged
-// user namespaces where Ubuntu restricts them
-// (kernel.apparmor_restrict_unprivileged_userns=1): the binary runs
-// unconfined by AppArmor otherwise, as it did before the restriction.
-func apparmorProfile(bin string) string {
-	return fmt.Sprintf(`# piagent: lets the sandbox make its user namespace (piagent setup --apparmor)
-abi <abi/4.0>,
-include <tunables/global>
-
-profile piagent %s flags=(unconfined) {
-  userns,
-
-  include if exists <local/piagent>
-}
-`, bin)
+// apparmorProfile is the profile that lets piagent's binaries (piagent,
+// and piagent-sandbox beside it, which starts the sandbox when installed)
+// make unprivileged user namespaces where Ubuntu restricts them
+// (kernel.apparmor_restrict_unprivileged_userns=1): each runs unconfined
+// by AppArmor otherwise, as it did before the restriction.
+func apparmorProfile(bins ...string) string {
+	var b strings.Builder
+	b.WriteString("# piagent: lets the sandbox make its user namespace (piagent setup --apparmor)\nabi <abi/4.0>,\ninclude <tunables/global>\n")
+	for _, bin := range bins {
+		fmt.Fprintf(&b, "\nprofile %s %s flags=(unconfined) {\n  userns,\n\n  include if exists <local/piagent>\n}\n", filepath.Base(bin), bin)
+	}
+	return b.String()
 }
 
 // apparmorTarget is where the profile is installed.
@@ -43,9 +40,19 @@ func (a *app) setupAppArmor(install bool) error {
 	}
 	if p := replaceableBy(bin); p != "" {
 		return refused(fmt.Errorf("%s can be replaced by someone other than root (%s is not root's alone); an AppArmor profile for it would let whatever is written there make user namespaces", bin, p),
-			"install piagent at a root-owned path first: sudo install -m 755 "+bin+" /usr/local/bin/piagent, then run /usr/local/bin/piagent setup --apparmor")
+			"install piagent at a root-owned path first: sudo install -m 755 "+filepath.Join(filepath.Dir(bin), "piagent*")+" /usr/local/bin/, then run /usr/local/bin/piagent setup --apparmor")
 	}
-	profile := apparmorProfile(bin)
+	bins := []string{bin}
+	if lean := filepath.Join(filepath.Dir(bin), "piagent-sandbox"); lean != bin {
+		if _, err := os.Stat(lean); err == nil {
+			if p := replaceableBy(lean); p != "" {
+				return refused(fmt.Errorf("%s can be replaced by someone other than root (%s is not root's alone); an AppArmor profile for it would let whatever is written there make user namespaces", lean, p),
+					"install it as root's: sudo chown root: "+lean+" && sudo chmod 755 "+lean)
+			}
+			bins = append(bins, lean)
+		}
+	}
+	profile := apparmorProfile(bins...)
 	if !install {
 		fmt.Fprint(a.env.Stdout, profile)
 		fmt.Fprintf(a.env.Stderr, "\nto install it: piagent setup --apparmor > /tmp/piagent.apparmor && sudo install -m 644 /tmp/piagent.apparmor %s && sudo apparmor_parser -r %s\n(or: piagent setup --apparmor --install)\n", apparmorTarget, apparmorTarget)

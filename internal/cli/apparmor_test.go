@@ -48,8 +48,8 @@ func TestAppArmorRefusesReplaceableBinary(t *testing.T) {
 	if got := replaceableBy("/usr/bin/env"); got != "" {
 		t.Errorf("/usr/bin/env is root's alone, got %q", got)
 	}
-	p := apparmorProfile("/usr/local/bin/piagent")
-	for _, want := range []string{"profile piagent /usr/local/bin/piagent", "userns,", "abi <abi/4.0>"} {
+	p := apparmorProfile("/usr/local/bin/piagent", "/usr/local/bin/piagent-sandbox")
+	for _, want := range []string{"profile piagent /usr/local/bin/piagent flags", "profile piagent-sandbox /usr/local/bin/piagent-sandbox flags", "userns,", "abi <abi/4.0>"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("profile lacks %q:\n%s", want, p)
 		}

@@ -351,31 +351,6 @@ func (a *app) noticeCommand() *cobra.Command {
 	return c
 }
 
-// executables are piagent's own binaries, registered so that no tool call
-// replaces them: this process's executable, symlinks resolved.
-func executables() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	// piagent's other binary beside it: the person runs it next, so a
-	// command that replaced it would run unconfined then
-	out := []string{exe}
-	for _, name := range []string{"piagent", "piagent-mcp"} {
-		sib := filepath.Join(filepath.Dir(exe), name)
-		if sib == exe {
-			continue
-		}
-		if fi, err := os.Stat(sib); err == nil && fi.Mode().IsRegular() {
-			out = append(out, sib)
-		}
-	}
-	return out
-}
-
 // sandboxLine says in one line what confines the agent's commands here.
 func sandboxLine(st sandbox.Status) string {
 	if st.Mechanism == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandboxexec"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -360,5 +361,5 @@ func (a *app) confine(project string) *launch.Confine {
 	if exe := executables(); len(exe) > 0 {
 		bin = exe[0]
 	}
-	return &launch.Confine{Bin: bin}
+	return &launch.Confine{Bin: bin, Lean: sandboxexec.Lean(bin)}
 }

@@ -6,17 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/grant"
-	"github.com/piagent/piagent/internal/launch"
-	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/policy"
-	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
 func (a *app) sandboxCommand() *cobra.Command {
@@ -56,7 +51,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		if err != nil {
 			return err
 		}
-		return a.sandboxExec(sandboxOpts{project: dir, profile: *profile, server: *server, auto: *auto, keepEnv: *keepEnv}, args)
+		return fromExec(sandboxexec.Run(a.execEnv(), sandboxexec.Options{Project: dir, Profile: *profile, Server: *server, Auto: *auto, KeepEnv: *keepEnv}, args))
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -93,165 +88,50 @@ status and signals pass through: COMMAND replaces piagent.`,
 // sandboxFast runs `piagent sandbox exec [--auto] [--project DIR]
 // [--profile agent|server] [--server NAME] -- COMMAND...` without building
 // the command tree: it starts before every command the agent runs and every
-// server piagent starts. Anything else (help, other flags) goes the usual way.
+// server piagent starts (piagent-sandbox does the same in a smaller binary).
+// Anything else (help, other flags) goes the usual way.
 func (a *app) sandboxFast(args []string) (int, bool) {
 	if a.name != "piagent" || len(args) < 3 || args[0] != "sandbox" || args[1] != "exec" {
 		return 0, false
 	}
-	o := sandboxOpts{project: a.env.Dir, profile: "agent"}
-	rest := args[2:]
-	for len(rest) > 0 && rest[0] != "--" {
-		flag, val, hasVal := strings.Cut(rest[0], "=")
-		takes := func() bool {
-			if hasVal {
-				rest = rest[1:]
-				return true
-			}
-			if len(rest) < 2 {
-				return false
-			}
-			val, rest = rest[1], rest[2:]
-			return true
-		}
-		switch {
-		case flag == "--auto" && !hasVal:
-			o.auto, rest = true, rest[1:]
-		case flag == "--project" && takes():
-			o.project = val
-		case flag == "--profile" && takes():
-			o.profile = val
-		case flag == "--server" && takes():
-			o.server = val
-		case flag == "--keep-env" && takes():
-			o.keepEnv = append(o.keepEnv, strings.Split(val, ",")...)
-		default:
-			return 0, false
-		}
-	}
-	if len(rest) < 2 {
+	o, argv, ok := sandboxexec.Parse(a.execEnv(), args[2:])
+	if !ok {
 		return 0, false
 	}
-	o.project = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, o.project))
-	if fi, err := os.Stat(o.project); err != nil || !fi.IsDir() {
-		return 0, false // the usual path words the error
-	}
-	return report(a.env.Stderr, a.name, a.sandboxExec(o, rest[1:])), true
+	return sandboxexec.Report(a.env.Stderr, a.name, sandboxexec.Run(a.execEnv(), o, argv)), true
 }
 
-type sandboxOpts struct {
-	project, profile, server string
-	auto                     bool
-	keepEnv                  []string
+// execEnv is this command's environment as sandbox exec sees it.
+func (a *app) execEnv() sandboxexec.Env {
+	return sandboxexec.Env{Home: a.env.Home, Dir: a.env.Dir, Environ: a.env.Environ, Stderr: a.env.Stderr}
 }
 
-// sandboxExec confines this process and runs argv in its place. With auto,
-// a machine where no sandbox applies runs argv unconfined and says so on
-// stderr; without it, nothing runs.
-func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
-	if err := a.projectNotHome(o.project); err != nil {
-		return err
+// fromExec is a sandbox exec error as this command reports it.
+func fromExec(err error) error {
+	var se *sandboxexec.Error
+	if errors.As(err, &se) {
+		return &cliError{code: se.Code, err: se.Err, hints: se.Hints}
 	}
-	var p sandbox.Profile
-	// The person's policy: which of Pi's variables pass, and whether the
-	// full boundary is required. One that cannot be read passes nothing
-	// beyond the default set, and refuses a command without namespaces.
-	pol, perr := policy.LoadSettings(a.env.Home, o.project)
-	if perr == nil && pol.Err() != nil {
-		perr = pol.Err()
-	}
-	pass := append([]string{}, o.keepEnv...)
-	if perr == nil {
-		pass = append(pass, pol.PassEnv()...)
-	}
-	switch o.profile {
-	case "agent":
-		p = a.agentProfile(o.project)
-	case "server":
-		if o.server == "" {
-			return usagef("--profile server needs --server NAME")
-		}
-		var err error
-		var g grant.Grant
-		if p, g, err = a.serverProfile(o.project, o.server); err != nil {
-			return refused(fmt.Errorf("nothing was run: %w", err))
-		}
-		pass = append(pass, g.Env...)
-	default:
-		return usagef("--profile %q: want agent or server", o.profile)
-	}
-	environ := sandbox.FilterEnv(a.env.Environ, pass)
-	auto := o.auto
-	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: a.env.Stderr, NoNamespace: func(cause string) error {
-		// Asked only here: a person who chose the full boundary is not
-		// given Landlock alone in its place.
-		if perr != nil || pol.Sandbox() == policy.SandboxNamespaces {
-			return refused(fmt.Errorf("no namespace can be made here (%s) and your policy requires them (\"sandbox\": \"namespaces\"), or it cannot be read; nothing was run", cause))
-		}
-		return nil
-	}})
-	var ue *sandbox.UnavailableError
-	if errors.As(err, &ue) && auto {
-		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
-		err = sandbox.ExecUnconfined(argv, environ)
-	}
-	if errors.As(err, &ue) {
-		return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
-	}
-	return refused(fmt.Errorf("nothing was run: %w", err))
+	return err
 }
 
 // agentProfile derives the agent profile for a project from the registry.
 func (a *app) agentProfile(project string) sandbox.Profile {
-	if r, err := filepath.EvalSymlinks(project); err == nil {
-		project = r
-	}
-	return sandbox.Agent(a.profileInput(project))
+	return sandboxexec.AgentProfile(a.execEnv(), project)
 }
 
-// profileInput is what a profile of project is derived from.
-func (a *app) profileInput(project string) sandbox.Input {
-	getenv := paths.Getenv(a.env.Getenv)
-	agentDir := paths.AgentDir(a.env.Home, project, getenv)
-	cfg := paths.ConfigDirName(getenv)
-	var ancestors []string
-	for d := filepath.Dir(project); d != filepath.Dir(d); d = filepath.Dir(d) {
-		ancestors = append(ancestors, filepath.Join(d, ".mcp.json"), filepath.Join(d, cfg, "mcp.json"))
-	}
-	reg := registry.List(registry.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		Consulted: ancestors, Binaries: executables(), TempDir: tempDir(a.env)})
-	return sandbox.Input{Home: a.env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		TempDir: tempDir(a.env), Getenv: a.env.Getenv, Registry: reg}
+// projectNotHome refuses a project that is the home folder or holds it.
+func (a *app) projectNotHome(project string) error {
+	return fromExec(sandboxexec.ProjectNotHome(a.env.Home, project))
 }
 
-// serverProfile derives the profile of server NAME in project, with the
-// grants a person recorded for it.
-func (a *app) serverProfile(project, name string) (sandbox.Profile, grant.Grant, error) {
-	if r, err := filepath.EvalSymlinks(project); err == nil {
-		project = r
-	}
-	g, err := grant.Of(a.env.Home, project, name)
-	if err != nil {
-		return sandbox.Profile{}, g, err
-	}
-	in := a.profileInput(project)
-	return sandbox.Server(in, name, g.Read, g.Write), g, nil
-}
-
-// tempDir is the temporary folder the sandbox keeps its private folders
-// in: the one piagent pi was started with when Pi runs under it (Pi's own
-// TMPDIR is then piagent's registered folder), else TMPDIR, else /tmp.
+// tempDir is the temporary folder the sandbox keeps its private folders in.
 func tempDir(env Env) string {
-	if t, ok := env.LookupEnv(launch.EnvSystemTmp); ok && env.Getenv(launch.EnvLauncher) == "1" {
-		if t != "" && filepath.IsAbs(t) {
-			return filepath.Clean(t)
-		}
-		return "/tmp"
-	}
-	if t := env.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
-		return filepath.Clean(t)
-	}
-	return "/tmp"
+	return sandboxexec.TempDir(sandboxexec.Env{Environ: env.Environ})
 }
+
+// executables are the running binary and piagent's other binaries beside it.
+func executables() []string { return sandboxexec.Executables() }
 
 func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	w := a.env.Stdout
@@ -305,26 +185,4 @@ func userName() string {
 		return u.Username
 	}
 	return "this user"
-}
-
-// projectNotHome refuses a project that is the home folder or holds it:
-// the agent's commands may write the project, and the home holds shell
-// start-up files, Pi's settings and piagent's own state.
-func (a *app) projectNotHome(project string) error {
-	home := a.env.Home
-	if r, err := filepath.EvalSymlinks(home); err == nil {
-		home = r
-	}
-	if r, err := filepath.EvalSymlinks(project); err == nil {
-		project = r
-	}
-	if home == "" || !paths.Within(project, home) {
-		return nil
-	}
-	what := "is your home folder"
-	if project != home {
-		what = "holds your home folder"
-	}
-	return refused(fmt.Errorf("%s %s: the agent's commands may write the project, and your home holds your shell's start-up files, Pi's settings and piagent's approvals; nothing was run", project, what),
-		"start Pi in a project folder: cd ~/src/PROJECT && piagent pi")
 }

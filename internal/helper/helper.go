@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
 // Protocol and Version name what the helper speaks.
@@ -44,6 +45,10 @@ type Hello struct {
 	// for every later helper and for `piagent sandbox exec`, and never looks
 	// piagent up on PATH again.
 	Bin string `json:"bin,omitempty"`
+	// Sandbox is piagent-sandbox beside Bin, when it is installed there
+	// and no one but root or this person may replace it: the extension
+	// runs `<Sandbox> exec …` in place of `<Bin> sandbox exec …`.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 type request struct {
@@ -77,7 +82,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Hello{Protocol: Protocol, Version: Version, Piagent: s.Build, PID: os.Getpid(), Bin: s.bin()}); err != nil {
+	if err := enc.Encode(Hello{Protocol: Protocol, Version: Version, Piagent: s.Build, PID: os.Getpid(), Bin: s.bin(), Sandbox: sandboxexec.Lean(s.bin())}); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

@@ -471,6 +471,9 @@ func Refresh(home, project string, getenv func(string) string, confine *Confine)
 type Confine struct {
 	// Bin is piagent's absolute path.
 	Bin string
+	// Lean is piagent-sandbox's, when it is installed beside piagent:
+	// `piagent-sandbox exec` is `piagent sandbox exec` in a smaller binary.
+	Lean string
 }
 
 // Wrap rewrites cfg's mcpServers in place. A remote server (url) is left as
@@ -488,7 +491,10 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 		if !ok || cmd == "" || ContainerRuntime(cmd, project) {
 			continue
 		}
-		args := []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project}
+		bin, args := c.Bin, []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project}
+		if c.Lean != "" {
+			bin, args = c.Lean, args[1:]
+		}
 		// The adapter sets the definition's own env in the server's
 		// environment, beside all of Pi's: the server keeps exactly those
 		// keys, and of Pi's only what the person passes.
@@ -508,7 +514,7 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 		for k, x := range e {
 			w[k] = x
 		}
-		w["command"], w["args"] = c.Bin, args
+		w["command"], w["args"] = bin, args
 		servers[name] = w
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -524,5 +525,30 @@ func TestContainerRuntimeOnlyInstalled(t *testing.T) {
 	(&Confine{Bin: "/usr/bin/piagent"}).Wrap(cfg, proj)
 	if got := cfg["mcpServers"].(map[string]any)["s"].(map[string]any)["command"]; got != "/usr/bin/piagent" {
 		t.Errorf("the repository's docker runs unconfined: command %v", got)
+	}
+}
+
+// With piagent-sandbox installed beside piagent, a server runs under
+// `piagent-sandbox exec --profile server …`, the same confinement in the
+// smaller binary; without it, under `piagent sandbox exec`.
+func TestConfineLean(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    Confine
+		want []any
+	}{
+		{Confine{Bin: "/usr/bin/piagent"}, []any{"sandbox", "exec", "--profile", "server", "--server", "s", "--project", "/p", "--", "node", "x.js"}},
+		{Confine{Bin: "/usr/bin/piagent", Lean: "/usr/bin/piagent-sandbox"}, []any{"exec", "--profile", "server", "--server", "s", "--project", "/p", "--", "node", "x.js"}},
+	} {
+		cfg := map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "node", "args": []any{"x.js"}}}}
+		tc.c.Wrap(cfg, "/p")
+		s := cfg["mcpServers"].(map[string]any)["s"].(map[string]any)
+		wantCmd := tc.c.Bin
+		if tc.c.Lean != "" {
+			wantCmd = tc.c.Lean
+		}
+		if s["command"] != wantCmd || !reflect.DeepEqual(s["args"], tc.want) {
+			t.Errorf("%+v: command %v args %v", tc.c, s["command"], s["args"])
+		}
 	}
 }

@@ -24,15 +24,15 @@ import (
 	"github.com/piagent/piagent/internal/sandbox"
 )
 
-var piagentBin, attackBin, faultBin string
+var piagentBin, leanBin, attackBin, faultBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "piagent-sandbox-bin-")
 	if err != nil {
 		panic(err)
 	}
-	piagentBin = filepath.Join(dir, "piagent")
-	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/piagent/piagent/cmd/piagent", "github.com/piagent/piagent/cmd/piagent-mcp").CombinedOutput()
+	piagentBin, leanBin = filepath.Join(dir, "piagent"), filepath.Join(dir, "piagent-sandbox")
+	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/piagent/piagent/cmd/piagent", "github.com/piagent/piagent/cmd/piagent-mcp", "github.com/piagent/piagent/cmd/piagent-sandbox").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build piagent: %v\n%s", err, out)
 		os.Exit(1)
@@ -171,10 +171,12 @@ func (w *world) snapshot(t *testing.T) map[string]string {
 	return out
 }
 
-// run runs a bash command line under `piagent sandbox exec` in the project.
+// run runs a bash command line under `piagent-sandbox exec` in the project:
+// the small binary the extension runs when it is installed. (The seams
+// tests, the server grants and the benchmarks run `piagent sandbox exec`.)
 func (w *world) run(t *testing.T, script string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(piagentBin, "sandbox", "exec", "--", "/bin/bash", "-c", script)
+	cmd := exec.Command(leanBin, "exec", "--", "/bin/bash", "-c", script)
 	cmd.Dir, cmd.Env = w.proj, w.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -405,12 +407,31 @@ func BenchmarkExecTrue(b *testing.B) {
 }
 
 func BenchmarkSandboxExecTrue(b *testing.B) {
+	benchExec(b, piagentBin, "sandbox", "exec", "--", "/bin/true")
+}
+
+// BenchmarkLeanExecTrue: the same through piagent-sandbox, which the
+// extension and the launcher run when it is installed beside piagent.
+func BenchmarkLeanExecTrue(b *testing.B) {
+	benchExec(b, leanBin, "exec", "--", "/bin/true")
+}
+
+// BenchmarkBwrapTrue is bubblewrap's start, the peer, where it is installed.
+func BenchmarkBwrapTrue(b *testing.B) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		b.Skip("bwrap is not installed")
+	}
+	benchExec(b, bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "/bin/true")
+}
+
+func benchExec(b *testing.B, bin string, args ...string) {
 	if sandbox.Probe().Mechanism == "" {
 		b.Skip("no sandbox here")
 	}
 	dir := b.TempDir()
 	for b.Loop() {
-		cmd := exec.Command(piagentBin, "sandbox", "exec", "--", "/bin/true")
+		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)

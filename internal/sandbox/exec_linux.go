@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +38,7 @@ func Probe() Status {
 // probeLandlock is Probe without namespaces.
 func probeLandlock() Status {
 	st := Status{Seccomp: true}
-	abi, err := llsyscall.LandlockGetABIVersion()
+	abi, err := landlockABI()
 	switch {
 	case err != nil:
 		st.Missing = "the kernel has no Landlock (landlock_create_ruleset: " + err.Error() + "); Linux 5.13 or later with lsm=landlock is needed"

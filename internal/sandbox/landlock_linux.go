@@ -5,29 +5,75 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
 // Landlock's rights, by the ABI that brought them.
 const (
-	llRead    = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
-	llFile    = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	llRead    = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	llFile    = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	llABI1    = 1<<13 - 1 // execute … make_sym
-	llDevices = ll.AccessFSMakeChar | ll.AccessFSMakeBlock
+	llDevices = unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK
 )
+
+// The three Landlock system calls, on this thread alone. (go-landlock's
+// wrappers link libpsx, which makes every binary that imports them a cgo
+// binary: about 10 ms more CPU at each sandbox start on a small machine,
+// for all-thread calls the sandbox never makes. It restricts the one
+// thread that starts the command.)
+
+// landlockABI is the kernel's Landlock ABI version.
+func landlockABI() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(v), nil
+}
+
+func landlockCreateRuleset(attr *unix.LandlockRulesetAttr) (int, error) {
+	// Only the fields in use are passed: a kernel refuses a struct longer
+	// than its own unless the rest is zero, and one older than ABI 6 has no
+	// scopes.
+	size := unsafe.Offsetof(attr.Handled_access_net)
+	if attr.Scoped != 0 {
+		size = unsafe.Offsetof(attr.Quiet_access_fs)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(attr)), size, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+func landlockAddPathBeneath(ruleset int, attr *unix.LandlockPathBeneathAttr) error {
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(attr)), 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+func landlockRestrictSelf(ruleset int) error {
+	_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
 
 func handledFS(abi int) uint64 {
 	h := uint64(llABI1)
 	if abi >= 2 {
-		h |= ll.AccessFSRefer
+		h |= unix.LANDLOCK_ACCESS_FS_REFER
 	}
 	if abi >= 3 {
-		h |= ll.AccessFSTruncate
+		h |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
 	}
 	if abi >= 5 {
-		h |= ll.AccessFSIoctlDev
+		h |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	}
 	return h
 }
@@ -69,11 +115,11 @@ func (e *pathError) Unwrap() error { return e.err }
 // possible. Each path is opened without following links.
 func restrictLandlock(abi int, rules []llRule) error {
 	handled := handledFS(abi)
-	attr := ll.RulesetAttr{HandledAccessFS: handled}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
 	if abi >= 6 {
-		attr.Scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
+		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
-	rs, err := ll.LandlockCreateRuleset(&attr, 0)
+	rs, err := landlockCreateRuleset(&attr)
 	if err != nil {
 		return fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
@@ -91,7 +137,7 @@ func restrictLandlock(abi int, rules []llRule) error {
 		if r.file {
 			access &= llFile
 		}
-		err = ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0)
+		err = landlockAddPathBeneath(rs, &unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)})
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("landlock rule for %s: %w", r.path, err)
@@ -100,7 +146,7 @@ func restrictLandlock(abi int, rules []llRule) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err
 	}
-	return ll.LandlockRestrictSelf(rs, 0)
+	return landlockRestrictSelf(rs)
 }
 
 // rulesOf lists the Landlock rules of p: / readable, the writable folders
@@ -109,7 +155,7 @@ func restrictLandlock(abi int, rules []llRule) error {
 // set where the command has a private pseudo-terminal instance of its own:
 // without one, the person's terminals stay out of its reach.
 func rulesOf(p Profile, pts bool) []llRule {
-	rw := uint64(1<<16-1) &^ (llDevices | ll.AccessFSIoctlDev)
+	rw := uint64(1<<16-1) &^ (llDevices | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV)
 	rules := []llRule{{path: "/", access: llRead}}
 	for _, d := range existing(p.Writable) {
 		rules = append(rules, llRule{path: d, access: rw})
@@ -117,7 +163,7 @@ func rulesOf(p Profile, pts bool) []llRule {
 	for _, d := range p.Dirs() {
 		rules = append(rules, llRule{path: d, access: rw})
 	}
-	dev := uint64(ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
+	dev := uint64(unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV)
 	for _, f := range existing([]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) {
 		rules = append(rules, llRule{path: f, access: dev, file: true})
 	}

@@ -21,12 +21,14 @@ func TestSandboxedBashInPi(t *testing.T) {
 	w.StartLLM(
 		Call("bash", map[string]any{"command": attack}),
 		Call("bash", map[string]any{"command": "echo built > out.txt && cat out.txt"}),
+		// the sandbox's init, PID 1 of the command's namespace
+		Call("bash", map[string]any{"command": "readlink /proc/1/exe"}),
 	)
 	path := deps.nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
 	r := w.RunPi(guarded(bins, PiOptions{Prompt: "Do it", Env: map[string]string{"PATH": path}}))
 	requireExit0(t, r)
 	trs := r.ToolResults()
-	if len(trs) != 2 {
+	if len(trs) != 3 {
 		t.Fatalf("tool results: %+v\n%s", trs, r.Describe())
 	}
 	// The error line names the store, which redaction removes from what the
@@ -42,6 +44,11 @@ func TestSandboxedBashInPi(t *testing.T) {
 	}
 	if got := w.Read(w.ProjectFile("out.txt")); strings.TrimSpace(got) != "built" {
 		t.Errorf("out.txt = %q", got)
+	}
+	// The helper found piagent-sandbox beside piagent and the extension ran
+	// it: the command's init is the small binary.
+	if !strings.Contains(trs[2].Text, "/piagent-sandbox") {
+		t.Errorf("the command did not run under piagent-sandbox: %+v", trs[2])
 	}
 	requireNoStarts(t, w)
 }

@@ -1,0 +1,325 @@
+// Package sandboxexec is `sandbox exec`: it derives the profile of a
+// project (or of one of its servers), filters the environment and runs a
+// command confined. It starts before every command the agent runs and
+// every server piagent starts, so it imports only what confinement needs:
+// the small piagent-sandbox binary is this package and its init, and
+// `piagent sandbox exec` calls the same code.
+package sandboxexec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/piagent/piagent/internal/grant"
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
+	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandbox"
+)
+
+// Names of piagent's binaries. Each is registered wherever it is installed:
+// the person runs one next, so a command that replaced it would run
+// unconfined then.
+var Binaries = []string{"piagent", "piagent-mcp", "piagent-sandbox"}
+
+// Environment variables set by piagent pi that the sandbox reads.
+const (
+	envLauncher  = "PIAGENT_LAUNCHER" // "1": Pi was started by piagent pi
+	envSystemTmp = "PIAGENT_TMPDIR"   // the TMPDIR piagent pi was started with
+)
+
+// Env is what a run sees of its process.
+type Env struct {
+	Home    string
+	Dir     string // the working directory, absolute
+	Environ []string
+	Stderr  io.Writer
+}
+
+// Getenv looks a variable up in Environ; the last assignment wins.
+func (e Env) Getenv(key string) string {
+	v, _ := e.LookupEnv(key)
+	return v
+}
+
+// LookupEnv is Getenv that tells an empty value from an unset one.
+func (e Env) LookupEnv(key string) (string, bool) {
+	for i := len(e.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.Environ[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Options are sandbox exec's flags.
+type Options struct {
+	Project string // absolute
+	Profile string // "agent" or "server"
+	Server  string // the server's name, for the server profile
+	Auto    bool   // where no sandbox applies, run unconfined and say so
+	KeepEnv []string
+}
+
+// Error is a refusal (Code 1) or a usage error (Code 2), with the fixes.
+type Error struct {
+	Code  int
+	Err   error
+	Hints []string
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func refused(err error, hints ...string) error { return &Error{Code: 1, Err: err, Hints: hints} }
+
+// Parse reads sandbox exec's arguments after "exec": [--auto] [--project
+// DIR] [--profile agent|server] [--server NAME] [--keep-env VARS] -- COMMAND...
+// It reports false for anything else (help, an unknown flag, no command, a
+// project that is not a folder), which the full command line words.
+func Parse(env Env, args []string) (Options, []string, bool) {
+	o := Options{Project: env.Dir, Profile: "agent"}
+	rest := args
+	for len(rest) > 0 && rest[0] != "--" {
+		flag, val, hasVal := strings.Cut(rest[0], "=")
+		takes := func() bool {
+			if hasVal {
+				rest = rest[1:]
+				return true
+			}
+			if len(rest) < 2 {
+				return false
+			}
+			val, rest = rest[1], rest[2:]
+			return true
+		}
+		switch {
+		case flag == "--auto" && !hasVal:
+			o.Auto, rest = true, rest[1:]
+		case flag == "--project" && takes():
+			o.Project = val
+		case flag == "--profile" && takes():
+			o.Profile = val
+		case flag == "--server" && takes():
+			o.Server = val
+		case flag == "--keep-env" && takes():
+			o.KeepEnv = append(o.KeepEnv, strings.Split(val, ",")...)
+		default:
+			return o, nil, false
+		}
+	}
+	if len(rest) < 2 {
+		return o, nil, false
+	}
+	o.Project = paths.Abs(env.Dir, paths.Expand(env.Home, o.Project))
+	if fi, err := os.Stat(o.Project); err != nil || !fi.IsDir() {
+		return o, nil, false
+	}
+	return o, rest[1:], true
+}
+
+// Run confines this process's command and runs argv: it returns only when
+// nothing ran, or (with Auto, where no sandbox applies) after argv ran
+// unconfined.
+func Run(env Env, o Options, argv []string) error {
+	if err := ProjectNotHome(env.Home, o.Project); err != nil {
+		return err
+	}
+	var p sandbox.Profile
+	// The person's policy: which of Pi's variables pass, and whether the
+	// full boundary is required. One that cannot be read passes nothing
+	// beyond the default set, and refuses a command without namespaces.
+	pol, perr := policy.LoadSettings(env.Home, o.Project)
+	if perr == nil && pol.Err() != nil {
+		perr = pol.Err()
+	}
+	pass := append([]string{}, o.KeepEnv...)
+	if perr == nil {
+		pass = append(pass, pol.PassEnv()...)
+	}
+	switch o.Profile {
+	case "agent":
+		p = AgentProfile(env, o.Project)
+	case "server":
+		if o.Server == "" {
+			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
+		}
+		var err error
+		var g grant.Grant
+		if p, g, err = ServerProfile(env, o.Project, o.Server); err != nil {
+			return refused(fmt.Errorf("nothing was run: %w", err))
+		}
+		pass = append(pass, g.Env...)
+	default:
+		return &Error{Code: 2, Err: fmt.Errorf("--profile %q: want agent or server", o.Profile)}
+	}
+	environ := sandbox.FilterEnv(env.Environ, pass)
+	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, NoNamespace: func(cause string) error {
+		// Asked only here: a person who chose the full boundary is not
+		// given Landlock alone in its place.
+		if perr != nil || pol.Sandbox() == policy.SandboxNamespaces {
+			return refused(fmt.Errorf("no namespace can be made here (%s) and your policy requires them (\"sandbox\": \"namespaces\"), or it cannot be read; nothing was run", cause))
+		}
+		return nil
+	}})
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) && o.Auto {
+		fmt.Fprintf(env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
+		err = sandbox.ExecUnconfined(argv, environ)
+	}
+	var se *Error
+	switch {
+	case errors.As(err, &se):
+		return err
+	case errors.As(err, &ue):
+		return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
+	}
+	return refused(fmt.Errorf("nothing was run: %w", err))
+}
+
+// AgentProfile derives the agent profile for a project from the registry.
+func AgentProfile(env Env, project string) sandbox.Profile {
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	return sandbox.Agent(ProfileInput(env, project))
+}
+
+// ServerProfile derives the profile of server NAME in project, with the
+// grants a person recorded for it.
+func ServerProfile(env Env, project, name string) (sandbox.Profile, grant.Grant, error) {
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	g, err := grant.Of(env.Home, project, name)
+	if err != nil {
+		return sandbox.Profile{}, g, err
+	}
+	return sandbox.Server(ProfileInput(env, project), name, g.Read, g.Write), g, nil
+}
+
+// ProfileInput is what a profile of project is derived from.
+func ProfileInput(env Env, project string) sandbox.Input {
+	getenv := paths.Getenv(env.Getenv)
+	agentDir := paths.AgentDir(env.Home, project, getenv)
+	cfg := paths.ConfigDirName(getenv)
+	var ancestors []string
+	for d := filepath.Dir(project); d != filepath.Dir(d); d = filepath.Dir(d) {
+		ancestors = append(ancestors, filepath.Join(d, ".mcp.json"), filepath.Join(d, cfg, "mcp.json"))
+	}
+	tmp := TempDir(env)
+	reg := registry.List(registry.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
+		Consulted: ancestors, Binaries: Executables(), TempDir: tmp})
+	return sandbox.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
+		TempDir: tmp, Getenv: env.Getenv, Registry: reg}
+}
+
+// TempDir is the temporary folder the sandbox keeps its private folders
+// in: the one piagent pi was started with when Pi runs under it (Pi's own
+// TMPDIR is then piagent's registered folder), else TMPDIR, else /tmp.
+func TempDir(env Env) string {
+	if t, ok := env.LookupEnv(envSystemTmp); ok && env.Getenv(envLauncher) == "1" {
+		if t != "" && filepath.IsAbs(t) {
+			return filepath.Clean(t)
+		}
+		return "/tmp"
+	}
+	if t := env.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		return filepath.Clean(t)
+	}
+	return "/tmp"
+}
+
+// ProjectNotHome refuses a project that is the home folder or holds it:
+// the agent's commands may write the project, and the home holds shell
+// start-up files, Pi's settings and piagent's own state.
+func ProjectNotHome(home, project string) error {
+	if r, err := filepath.EvalSymlinks(home); err == nil {
+		home = r
+	}
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		project = r
+	}
+	if home == "" || !paths.Within(project, home) {
+		return nil
+	}
+	what := "is your home folder"
+	if project != home {
+		what = "holds your home folder"
+	}
+	return refused(fmt.Errorf("%s %s: the agent's commands may write the project, and your home holds your shell's start-up files, Pi's settings and piagent's approvals; nothing was run", project, what),
+		"start Pi in a project folder: cd ~/src/PROJECT && piagent pi")
+}
+
+// Executables are the running binary, absolute with links resolved, and
+// piagent's other binaries beside it.
+func Executables() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	out := []string{exe}
+	for _, name := range Binaries {
+		sib := filepath.Join(filepath.Dir(exe), name)
+		if sib == exe {
+			continue
+		}
+		if fi, err := os.Stat(sib); err == nil && fi.Mode().IsRegular() {
+			out = append(out, sib)
+		}
+	}
+	return out
+}
+
+// Lean is piagent-sandbox beside bin when it is there and no one but root
+// or this person may replace it: sandbox exec's small binary, which starts
+// in about half the time of bin. "" when there is none.
+func Lean(bin string) string {
+	if bin == "" || !filepath.IsAbs(bin) {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(bin), "piagent-sandbox")
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || !trusted(fi) {
+		return ""
+	}
+	return p
+}
+
+// Main is piagent-sandbox: `piagent-sandbox exec [flags] -- COMMAND...`, the
+// same as `piagent sandbox exec`.
+func Main(name string, args []string, env Env) int {
+	if len(args) > 0 && args[0] == "exec" {
+		if o, argv, ok := Parse(env, args[1:]); ok {
+			return Report(env.Stderr, name, Run(env, o, argv))
+		}
+	}
+	fmt.Fprintf(env.Stderr, "%s: error: usage: %s exec [--auto] [--project DIR] [--profile agent|server] [--server NAME] [--keep-env VARS] -- COMMAND [ARG...]\n", name, name)
+	fmt.Fprintf(env.Stderr, "%s: hint: the project must be an existing folder; 'piagent sandbox exec --help' says more\n", name)
+	return 2
+}
+
+// Report prints err as piagent does (error, then hints) and returns the
+// exit status.
+func Report(w io.Writer, name string, err error) int {
+	if err == nil {
+		return 0
+	}
+	code, hints := 1, []string(nil)
+	var se *Error
+	if errors.As(err, &se) {
+		code, hints = se.Code, se.Hints
+	}
+	fmt.Fprintf(w, "%s: error: %s\n", name, strings.ReplaceAll(err.Error(), "\n", " "))
+	for _, h := range hints {
+		fmt.Fprintf(w, "%s: hint: %s\n", name, h)
+	}
+	return code
+}
