@@ -43,11 +43,15 @@ func (w *World) Environ(extra map[string]string) []string {
 		"PI_OFFLINE":            "1",
 		"PI_SKIP_VERSION_CHECK": "1",
 		"PI_TELEMETRY":          "0",
-		"TMPDIR":                os.TempDir(), // jiti's transpile cache lives here; sharing it keeps runs fast
-		"PIAGENT_PI_TMPDIR":     deps.piTmp,   // and here under piagent pi
-		"TERM":                  "dumb",
-		"NO_COLOR":              "1",
-		"LANG":                  "C.UTF-8",
+		// jiti's transpile cache lives in TMPDIR: one folder of this user's,
+		// shared by every run, keeps runs fast (a /tmp/jiti another user
+		// made first, root's in CI, is not writable: jiti then transpiles
+		// every extension at every start), under piagent pi too.
+		"TMPDIR":            deps.piTmp,
+		"PIAGENT_PI_TMPDIR": deps.piTmp,
+		"TERM":              "dumb",
+		"NO_COLOR":          "1",
+		"LANG":              "C.UTF-8",
 	}
 	for k, v := range extra {
 		env[k] = v

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestPresetUnderServerSandbox(t *testing.T) {
 	}
 	// A fixed project folder: the server's private npm cache (keyed by the
 	// project) then survives between runs, and npx downloads once.
-	project := filepath.Join(os.TempDir(), "piagent-e2e-context7")
+	project := filepath.Join(os.TempDir(), fmt.Sprintf("piagent-e2e-context7-%d", os.Getuid()))
 	os.MkdirAll(project, 0o755)
 	args := []string{"sandbox", "exec", "--profile", "server", "--server", "context7", "--project", project, "--", npx}
 	for _, a := range base.Entry["args"].([]any) {

@@ -96,7 +96,7 @@ func TestPrivateTmpReadByPi(t *testing.T) {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
-	private := filepath.Join(sandbox.PrivateDir(os.TempDir(), "", project), "tmp")
+	private := filepath.Join(sandbox.PrivateDir(deps.piTmp, "", project), "tmp") // the TMPDIR Pi runs with
 	w.StartLLM(
 		Call("bash", map[string]any{"command": `echo "from-bash" > "$TMPDIR/x" && echo "tmpdir=$TMPDIR"`}),
 		Call("read", map[string]any{"path": filepath.Join(private, "x")}),
