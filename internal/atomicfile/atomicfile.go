@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Write replaces path with data atomically, mode 0600. Folders are created
@@ -61,8 +63,14 @@ func WriteMode(path string, data []byte, mode os.FileMode) (err error) {
 	return nil
 }
 
+// MaxState is the largest state file Update reads.
+const MaxState = 64 << 20
+
 // Update runs fn on the current content of path (nil when there is none)
-// under path+".lock", and writes what fn returns when it differs. fn's error
+// under path+".lock", and writes what fn returns when it differs. The
+// content is read through safefile: a regular file, the person's by
+// StrictModes, valid UTF-8, at most MaxState bytes; anything else is an
+// error and nothing is written. fn's error
 // is returned and nothing is written.
 func Update(path string, fn func(old []byte) ([]byte, error)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -73,7 +81,7 @@ func Update(path string, fn func(old []byte) ([]byte, error)) error {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 	defer lock.Close()
-	old, err := os.ReadFile(path)
+	old, err := safefile.Read(path, safefile.Options{Max: MaxState, Own: true, UTF8: true})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Pin is a recorded catalogue with when and how it was taken.
@@ -36,7 +36,7 @@ func Key(project, server, definition string) string {
 // Load reads the pins at path; a missing file has none. A file that cannot
 // be read is an error: the caller fails closed.
 func Load(path string) (map[string]Pin, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Options{Max: atomicfile.MaxState, Own: true, UTF8: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Pin{}, nil
 	}

@@ -27,7 +27,7 @@ func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 	}
 	if g.StoreErr != nil {
 		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			"repair or move "+registry.ApprovalStore(a.env.Home)+"; piagent never overwrites a store it cannot read")
+			storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
 	}
 	return s, nil
 }
@@ -159,7 +159,7 @@ func (a *app) record(project, name string, dec *approval.Decision) error {
 	})
 	if err != nil {
 		return refused(fmt.Errorf("cannot record the decision: %w", err),
-			"piagent never overwrites an approval store it cannot read; repair or move it")
+			storeHints(store.Path, err)...)
 	}
 	a.refreshLaunch(project)
 	return nil

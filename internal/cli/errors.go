@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Exit statuses shared by every command.
@@ -113,4 +115,20 @@ func fsHints(err error) []string {
 		}
 	}
 	return nil
+}
+
+// storeHints names the fix for an approval store (at path) that cannot be
+// used or written: the owner or mode to restore for one that is not the
+// person's alone, space for a full disk, and repair for a broken one.
+func storeHints(path string, err error) []string {
+	var ue *safefile.UnsafeError
+	switch {
+	case errors.As(err, &ue):
+		return []string{ue.Fix, "piagent trusts only a store that is yours alone (OpenSSH's StrictModes rule); nothing was changed"}
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return []string{"the file system holding " + path + " is full: nothing was changed, and the store needs no repair; free some space and run the command again"}
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission):
+		return nil // fsHints words these
+	}
+	return []string{"repair or move " + path + "; piagent never overwrites a store it cannot read"}
 }

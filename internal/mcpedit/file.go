@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // MaxSize is the largest config file Update reads.
@@ -185,7 +185,9 @@ func inside(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// readRegular reads a regular file; a missing one reads as empty.
+// readRegular reads a regular file through safefile (no FIFO, device or
+// file over MaxSize, opened without blocking); a missing one reads as
+// empty.
 func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -194,26 +196,17 @@ func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err 
 	if err != nil {
 		return nil, 0, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return nil, 0, true, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, 0, true, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	data, err = io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, 0, true, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
+	data, err = safefile.Read(path, safefile.Options{Max: MaxSize})
+	var se *safefile.Error
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, 0, true, fmt.Errorf("%s: %w", path, ErrTooLarge)
+	case errors.As(err, &se):
+		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, se.Detail)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, true, err
 	}
 	return data, fi.Mode().Perm(), true, nil
 }

@@ -50,8 +50,10 @@ var (
 type Options struct {
 	// Max is the size limit in bytes; 0 means DefaultMax.
 	Max int64
-	// Own: the file is piagent's own state. The path must not be a link,
-	// and the file and its folder must pass StrictModes (Check).
+	// Own: the file is piagent's own state: the file and its folder must
+	// pass StrictModes (Check). A link is followed once, and what it leads
+	// to and that folder are checked too; the file itself is opened
+	// without following.
 	Own bool
 	// UTF8: the content must be valid UTF-8.
 	UTF8 bool
@@ -109,22 +111,24 @@ func (o Options) max() int64 {
 
 // open opens path for reading as o says and returns it with its fstat.
 func open(path string, o Options) (*os.File, fs.FileInfo, error) {
+	name := path
 	if o.Own {
-		if err := checkDir(filepath.Dir(path)); err != nil {
+		// A link to the person's own file (a dotfiles checkout) is
+		// followed once, here, and what it leads to is checked as the
+		// file itself is: its folder, then the file without following.
+		real, err := resolve(path)
+		if err != nil {
 			return nil, nil, err
 		}
+		path = real
 	}
 	// A stat first, so that a device is never opened at all (opening one
 	// can have effects of its own).
-	stat := os.Stat
-	if o.Own {
-		stat = os.Lstat
-	}
-	before, err := stat(path)
+	before, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := regular(path, before, o); err != nil {
+	if err := regular(name, before, o); err != nil {
 		return nil, nil, err
 	}
 	// O_NONBLOCK keeps a FIFO swapped in after the stat from blocking the
@@ -137,13 +141,13 @@ func open(path string, o Options) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, flags, 0)
 	if err != nil {
 		if isLoop(err) {
-			return nil, nil, &Error{Path: path, Err: ErrLink}
+			return nil, nil, &Error{Path: name, Err: ErrLink, Detail: "it changed while it was read"}
 		}
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil {
-		err = regular(path, fi, o)
+		err = regular(name, fi, o)
 	}
 	if err == nil && o.Own {
 		err = check(path, fi, false)
@@ -153,6 +157,30 @@ func open(path string, o Options) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// resolve checks path's folder, follows path if it is a link, and checks
+// the folder of what it leads to. A missing file is returned as the
+// *fs.PathError of fs.ErrNotExist for path.
+func resolve(path string) (string, error) {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if err := checkDir(filepath.Dir(real)); err != nil {
+		return "", err
+	}
+	return real, nil
 }
 
 func regular(path string, fi fs.FileInfo, o Options) error {

@@ -42,7 +42,7 @@ func TestReadRefusesHostileFiles(t *testing.T) {
 		want error
 	}{
 		{zero, Options{}, ErrNotRegular},
-		{zero, Options{Own: true}, ErrLink},
+		{zero, Options{Own: true}, ErrNotRegular}, // followed, /dev checked (root's: refused unless root), then the device
 		{fifo, Options{}, ErrNotRegular},
 		{fifo, Options{Own: true}, ErrNotRegular},
 		{"/dev/zero", Options{}, ErrNotRegular},
@@ -58,7 +58,7 @@ func TestReadRefusesHostileFiles(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, tc.want) {
+			if !errors.Is(err, tc.want) && !(tc.o.Own && os.Geteuid() != 0 && errors.Is(err, ErrUnsafe)) {
 				t.Errorf("%s %+v: %v, want %v", tc.path, tc.o, err, tc.want)
 			}
 			if d := time.Since(start); d > 100*time.Millisecond {

@@ -3,6 +3,7 @@ package safefile
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,29 +33,24 @@ var person = func() (uid, gid int) { return os.Geteuid(), os.Getegid() }
 // Check applies OpenSSH's StrictModes rule to a file piagent keeps its
 // state in, and to its folder: owned by the person; group-writable only
 // when the group is the person's own private group with no other members;
-// never writable by others. A missing file passes when its folder does.
+// never writable by others. A link is followed and what it leads to is
+// checked with its folder. A missing file passes when its folder does.
 func Check(path string) error {
-	if err := checkDir(parentOf(path)); err != nil {
-		return err
-	}
-	fi, err := os.Lstat(path)
+	real, err := resolve(path)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return &Error{Path: path, Err: ErrLink}
+	fi, err := os.Lstat(real)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
 	}
-	return check(path, fi, false)
-}
-
-func parentOf(path string) string {
-	if i := strings.LastIndexByte(path, os.PathSeparator); i > 0 {
-		return path[:i]
-	}
-	return "."
+	return check(real, fi, fi.IsDir())
 }
 
 // checkDir checks the folder a state file is in; a missing folder passes
