@@ -178,6 +178,11 @@ func resolve(path string) (string, error) {
 		return "", err
 	}
 	if err := checkDir(filepath.Dir(real)); err != nil {
+		var ue *UnsafeError
+		if errors.As(err, &ue) {
+			return "", &UnsafeError{Path: path, Why: "is a link to " + real + ", whose folder " + ue.Why,
+				Fix: "rm " + path + " (piagent makes a new one), or " + ue.Fix}
+		}
 		return "", err
 	}
 	return real, nil

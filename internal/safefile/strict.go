@@ -31,7 +31,8 @@ func (e *UnsafeError) Unwrap() error { return ErrUnsafe }
 var person = func() (uid, gid int) { return os.Geteuid(), os.Getegid() }
 
 // Check applies OpenSSH's StrictModes rule to a file piagent keeps its
-// state in, and to its folder: owned by the person; group-writable only
+// state in, and to its folder: owned by the person (a folder may also be
+// root's); group-writable only
 // when the group is the person's own private group with no other members;
 // never writable by others. A link is followed and what it leads to is
 // checked with its folder. A missing file passes when its folder does.
@@ -74,7 +75,9 @@ func check(path string, fi fs.FileInfo, dir bool) error {
 	}
 	uid, gid, known := owner(fi)
 	me, myGid := person()
-	if known && int(uid) != me {
+	// A folder may also be root's, as OpenSSH allows: root can change
+	// anything anyway. A file must be the person's.
+	if known && int(uid) != me && !(dir && uid == 0) {
 		return &UnsafeError{Path: path, Why: fmt.Sprintf("is owned by uid %d, not by you (uid %d)", uid, me),
 			Fix: fmt.Sprintf("check what it holds, then move it aside and let piagent make a new one (mv %s %s.foreign), or chown %d %s", path, path, me, path)}
 	}

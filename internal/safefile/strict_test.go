@@ -57,7 +57,11 @@ func TestStrictModes(t *testing.T) {
 
 	defer func(old func() (int, int)) { person = old }(person)
 	person = func() (int, int) { return uid + 1, gid }
-	unsafe("a file another user owns", dir, "chown") // its folder is the first thing checked
+	if uid == 0 {
+		unsafe("a file another user owns", p, "chown") // its folder is root's, which a folder may be
+	} else {
+		unsafe("a file another user owns", dir, "chown") // its folder is the first thing checked
+	}
 	person = func() (int, int) { return uid, gid }
 
 	os.Chmod(p, 0o660)
@@ -81,7 +85,7 @@ func TestStrictModes(t *testing.T) {
 	os.WriteFile(real, []byte("{}"), 0o600)
 	os.Remove(p)
 	os.Symlink(real, p)
-	unsafe("a link into a world-writable folder", other, "chmod 700 "+other)
+	unsafe("a link into a world-writable folder", p, "chmod 700 "+other)
 	os.Chmod(other, 0o700)
 	if err := read(); err != nil {
 		t.Errorf("a link to the person's own file: %v", err)
