@@ -14,12 +14,14 @@ import (
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/safefile"
-	"github.com/rogpeppe/go-internal/lockedfile"
 )
 
 // Store is the decision file at Path. Use Open; the zero value has no path.
 type Store struct {
 	Path string
+	// Waiting, when set, is told who holds the store's lock if Update has
+	// to wait for it (atomicfile.LockOptions).
+	Waiting func(holder string)
 }
 
 // Open returns the store at path (usually ~/.pi/piagent-mcp-approvals.json).
@@ -87,11 +89,11 @@ func (s *Store) Update(fn func(*Data) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return fmt.Errorf("create approval store folder: %w", err)
 	}
-	lock, err := lockedfile.OpenFile(s.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	release, err := atomicfile.Lock(s.Path+".lock", atomicfile.LockOptions{Waiting: s.Waiting})
 	if err != nil {
-		return fmt.Errorf("lock approval store: %w", err)
+		return fmt.Errorf("lock the approval store: %w", err)
 	}
-	defer lock.Close()
+	defer release()
 
 	d, old, err := s.load()
 	if err != nil {

@@ -1,18 +1,15 @@
 // Package atomicfile writes piagent's own small state files safely: a
 // temporary file in the same folder, synced, mode 0600, renamed over the
 // old one; and a locked read-modify-write so that concurrent processes never
-// lose one another's change.
+// lose one another's change, under lock files an agent cannot hold (Lock).
 package atomicfile
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/rogpeppe/go-internal/lockedfile"
 
 	"github.com/piagent/piagent/internal/safefile"
 )
@@ -73,14 +70,17 @@ const MaxState = 64 << 20
 // error and nothing is written. fn's error
 // is returned and nothing is written.
 func Update(path string, fn func(old []byte) ([]byte, error)) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	return UpdateWait(path, LockOptions{}, fn)
+}
+
+// UpdateWait is Update waiting for the lock as o says (a *LockedError
+// naming the holder when it is still held).
+func UpdateWait(path string, o LockOptions, fn func(old []byte) ([]byte, error)) error {
+	release, err := Lock(path+".lock", o)
+	if err != nil {
 		return err
 	}
-	lock, err := lockedfile.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer lock.Close()
+	defer release()
 	old, err := safefile.Read(path, safefile.Options{Max: MaxState, Own: true, UTF8: true})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

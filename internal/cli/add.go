@@ -83,6 +83,7 @@ func (a *app) editFileOpts(g *gate.Gate, path string, repository bool, o mcpedit
 	}
 	o.Mode, o.DirMode = 0o600, 0o700
 	o.LockPath = filepath.Join(registry.LocksDir(a.env.Home), lockName(path))
+	o.Waiting = a.waitingFor(path)
 	if repository {
 		o.Mode, o.DirMode, o.Within = 0o644, 0o755, g.View.Cwd
 	}

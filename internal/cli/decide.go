@@ -149,6 +149,7 @@ func (a *app) confirm(prompt string) (bool, error) {
 // record writes one decision (nil deletes it) under the store's lock.
 func (a *app) record(project, name string, dec *approval.Decision) error {
 	store := approval.Open(registry.ApprovalStore(a.env.Home))
+	store.Waiting = a.waitingFor("the approval store")
 	err := store.Update(func(d *approval.Data) error {
 		if dec == nil {
 			d.Delete(project, name)
@@ -206,6 +207,7 @@ func (a *app) resetCommand() *cobra.Command {
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		storePath := registry.ApprovalStore(a.env.Home)
 		store := approval.Open(storePath)
+		store.Waiting = a.waitingFor("the approval store")
 		if *stale {
 			if len(args) > 0 {
 				return usagef("reset --stale takes no server name")

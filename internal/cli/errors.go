@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
@@ -122,7 +123,10 @@ func fsHints(err error) []string {
 // person's alone, space for a full disk, and repair for a broken one.
 func storeHints(path string, err error) []string {
 	var ue *safefile.UnsafeError
+	var le *atomicfile.LockedError
 	switch {
+	case errors.As(err, &le):
+		return []string{"another command holds " + path + " (" + le.Holder + "): nothing was changed; run this again when it is done, or end that process if it is stuck"}
 	case errors.As(err, &ue):
 		return []string{ue.Fix, "piagent trusts only a store that is yours alone (OpenSSH's StrictModes rule); nothing was changed"}
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
@@ -131,4 +135,12 @@ func storeHints(path string, err error) []string {
 		return nil // fsHints words these
 	}
 	return []string{"repair or move " + path + "; piagent never overwrites a store it cannot read"}
+}
+
+// waitingFor tells the person, on stderr, who holds the lock of what a
+// command waits for (atomicfile.LockOptions.Waiting).
+func (a *app) waitingFor(what string) func(holder string) {
+	return func(holder string) {
+		fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
+	}
 }

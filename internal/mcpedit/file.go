@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rogpeppe/go-internal/lockedfile"
-
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/jsonc"
 	"github.com/piagent/piagent/internal/safefile"
@@ -38,6 +36,9 @@ type Options struct {
 	// LockPath is the lock file held around the read-modify-write; "" means
 	// the file's path plus ".lock".
 	LockPath string
+	// Waiting, when set, is told who holds the lock if the edit has to
+	// wait for it.
+	Waiting func(holder string)
 	// Within, when set, is a folder the file must resolve into after
 	// symbolic links are followed (a repository's file must not lead out
 	// of the repository).
@@ -87,7 +88,7 @@ func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
 		if err := os.MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
 			return res, fmt.Errorf("create the lock folder: %w", err)
 		}
-		unlock, err := lockedfile.MutexAt(lockPath).Lock()
+		unlock, err := atomicfile.Lock(lockPath, atomicfile.LockOptions{Waiting: o.Waiting})
 		if err != nil {
 			return res, fmt.Errorf("lock %s: %w", target, err)
 		}
