@@ -114,6 +114,11 @@ func fsHints(err error) []string {
 			"this user may not write " + path + ": nothing was changed",
 			"check the owner and mode of " + filepath.Dir(path) + " (ls -ld " + filepath.Dir(path) + ")",
 		}
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return []string{
+			"the file system holding " + path + " is full: nothing was changed, and no file needs repair",
+			"free some space, then run the command again",
+		}
 	}
 	return nil
 }
@@ -129,9 +134,7 @@ func storeHints(path string, err error) []string {
 		return []string{"another command holds " + path + " (" + le.Holder + "): nothing was changed; run this again when it is done, or end that process if it is stuck"}
 	case errors.As(err, &ue):
 		return []string{ue.Fix, "piagent trusts only a store that is yours alone (OpenSSH's StrictModes rule); nothing was changed"}
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return []string{"the file system holding " + path + " is full: nothing was changed, and the store needs no repair; free some space and run the command again"}
-	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return nil // fsHints words these
 	}
 	return []string{"repair or move " + path + "; piagent never overwrites a store it cannot read"}
