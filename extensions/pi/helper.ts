@@ -85,7 +85,7 @@ class Connection {
   private ready: Promise<Handshake>;
   private onDeath: () => void;
 
-  constructor(bin: string, project: string, onDeath: () => void) {
+  constructor(bin: string, project: string, onDeath: () => void, startTimeoutMs = START_TIMEOUT_MS) {
     this.onDeath = onDeath;
     this.child = spawn(bin, ["guard", "serve", "--project", project], {
       cwd: project,
@@ -108,8 +108,8 @@ class Connection {
     // A start that fails before anyone awaits must not be an unhandled rejection.
     this.ready.catch(() => {});
     const startTimer = setTimeout(() => {
-      this.fail(`it did not send its handshake within ${START_TIMEOUT_MS / 1000}s`);
-    }, START_TIMEOUT_MS);
+      this.guarded(() => this.fail(`it did not send its handshake within ${startTimeoutMs / 1000}s`));
+    }, startTimeoutMs);
     this.pending.set(0, {
       method: "handshake",
       timer: startTimer,
@@ -117,21 +117,42 @@ class Connection {
       reject: handshakeReject,
     });
 
-    this.child.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") this.fail(`${bin} was not found`);
-      else this.fail(`${bin} could not be started: ${err.message}`);
-    });
-    this.child.on("exit", (code, signal) => {
+    // Every handler below runs from Node's event loop: what one throws
+    // would end Pi. Each is guarded, so a throw kills this helper instead.
+    this.child.on("error", (err: NodeJS.ErrnoException) => this.guarded(() => {
+      if (err?.code === "ENOENT") this.fail(`${bin} was not found`);
+      else this.fail(`${bin} could not be started: ${err?.message}`);
+    }));
+    this.child.on("exit", (code, signal) => this.guarded(() => {
       const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
       const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
       this.fail(tail ? `it ${how}: ${tail}` : `it ${how}`);
-    });
+    }));
     this.child.stdin?.on("error", () => {}); // EPIPE after death is reported by "exit"
+    this.child.stdout?.on("error", () => {});
+    this.child.stderr?.on("error", () => {});
     this.child.stderr?.setEncoding("utf8");
-    this.child.stderr?.on("data", (s: string) => {
+    this.child.stderr?.on("data", (s: string) => this.guarded(() => {
       this.stderrTail = (this.stderrTail + s).slice(-2000);
-    });
-    this.child.stdout?.on("data", (b: Buffer) => this.onData(this.decoder.write(b)));
+    }));
+    // Whatever arrives after the helper was given up (a handshake later
+    // than the start timeout, on a loaded machine) is not read.
+    this.child.stdout?.on("data", (b: Buffer) => this.guarded(() => {
+      if (this.dead === undefined) this.onData(this.decoder.write(b));
+    }));
+  }
+
+  /** Runs an event handler; a throw fails this helper instead of reaching Node. */
+  private guarded(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      try {
+        this.fail(`the extension could not read its answer (${err instanceof Error ? err.message : String(err)})`);
+      } catch {
+        // nothing more can be done; Pi keeps running and the next request starts a new helper
+      }
+    }
   }
 
   /** Resolves with the handshake once it was checked. */
@@ -148,7 +169,7 @@ class Connection {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.fail(`it did not answer ${method} within ${timeoutMs / 1000}s`);
+        this.guarded(() => this.fail(`it did not answer ${method} within ${timeoutMs / 1000}s`));
       }, timeoutMs);
       this.pending.set(id, { method, timer, resolve: resolve as (v: unknown) => void, reject });
       const line = JSON.stringify({ id, method, params }) + "\n";
@@ -218,7 +239,11 @@ class Connection {
     }
     const m = msg as Record<string, unknown>;
     if (this.handshake === undefined) {
-      const p = this.pending.get(0)!;
+      const p = this.pending.get(0);
+      if (p === undefined) {
+        this.fail("it sent its handshake after the extension stopped waiting for it");
+        return;
+      }
       this.pending.delete(0);
       clearTimeout(p.timer);
       if (m.protocol !== PROTOCOL || m.version !== PROTOCOL_VERSION) {
@@ -264,6 +289,7 @@ export class HelperClient {
   private conn: Connection | undefined;
   private project: string | undefined;
   private readonly bin: () => string;
+  private readonly startTimeoutMs: number;
   /**
    * The absolute path the first helper reported. Once known it is the only
    * binary ever started again: a `piagent` planted earlier on PATH after
@@ -273,8 +299,9 @@ export class HelperClient {
   private restartBin: string | undefined;
   private resolvedSandbox: string | undefined;
 
-  constructor(bin: () => string = () => piagentBinary()) {
+  constructor(bin: () => string = () => piagentBinary(), startTimeoutMs = START_TIMEOUT_MS) {
     this.bin = bin;
+    this.startTimeoutMs = startTimeoutMs;
   }
 
   /** The helper's absolute path once a helper has answered. */
@@ -321,7 +348,7 @@ export class HelperClient {
     const start = configured.startsWith("/") ? configured : (this.restartBin ?? configured);
     const conn: Connection = new Connection(start, project, () => {
       if (this.conn === conn) this.conn = undefined;
-    });
+    }, this.startTimeoutMs);
     this.conn = conn;
     conn.start().then(
       (h) => {

@@ -24,6 +24,10 @@ import type {
   ExtensionAPI,
   ExtensionCommandContext,
   ExtensionContext,
+  ToolCallEvent,
+  ToolCallEventResult,
+  ToolResultEvent,
+  ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import { AFTER_RELOAD, askNo, completions, handleMcpCommand, NO, StateCache } from "./command.ts";
 import {
@@ -146,6 +150,17 @@ function keptDetails(details: unknown, removed: number): Record<string, unknown>
     out.error = (details as { error: string }).error;
   }
   return out;
+}
+
+/** What to do after the extension itself failed on a call. */
+const RETRY_HINT = "Try again; if it keeps happening, run `piagent mcp doctor` in a terminal and reinstall the extension: pi install \"$(piagent extension path)\"";
+
+function errorText(err: unknown): string {
+  try {
+    return err instanceof Error ? err.message : String(err);
+  } catch {
+    return "an error that cannot be shown";
+  }
 }
 
 export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
@@ -276,7 +291,30 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     lastReport = key;
   }
 
+  // Whatever fails inside a handler is answered here, closed: a call is
+  // blocked and a result withheld, with the reason, and nothing is thrown
+  // into Pi.
   pi.on("tool_call", async (event, ctx) => {
+    try {
+      return await onToolCall(event, ctx);
+    } catch (err) {
+      return { block: true, reason: `piagent: this call was blocked because the extension failed while checking it (${errorText(err)}). ${RETRY_HINT}` };
+    }
+  });
+
+  pi.on("tool_result", async (event, ctx) => {
+    try {
+      return await onToolResult(event, ctx);
+    } catch (err) {
+      return {
+        content: [{ type: "text" as const, text: `piagent: this tool's output was withheld because the extension failed while checking it (${errorText(err)}). The tool itself did run. ${RETRY_HINT}` }],
+        details: {},
+        isError: true,
+      };
+    }
+  });
+
+  async function onToolCall(event: ToolCallEvent, ctx: ExtensionContext): Promise<ToolCallEventResult | undefined> {
     lastCtx = ctx;
     let d;
     const sourcePath = sourcePathOf(event.toolName);
@@ -324,9 +362,9 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         };
     }
     return undefined;
-  });
+  }
 
-  pi.on("tool_result", async (event, ctx) => {
+  async function onToolResult(event: ToolResultEvent, ctx: ExtensionContext): Promise<ToolResultEventResult | undefined> {
     lastCtx = ctx;
     const content = event.content as ContentPart[];
     // Pi 1.6: a tool with an outputSchema also hands codemode scripts (and
@@ -372,7 +410,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         isError: true,
       };
     }
-  });
+  }
 
   pi.events.on(TOOL_APPROVAL_REQUEST_EVENT, (data: unknown) => {
     const req = data as ToolApprovalRequest;

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,12 +13,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/piagent/piagent/internal/atomicfile"
-	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Store is the decision file at Path. Use Open; the zero value has no path.
 type Store struct {
 	Path string
+	// Waiting, when set, is told who holds the store's lock if Update has
+	// to wait for it (atomicfile.LockOptions).
+	Waiting func(holder string)
 }
 
 // Open returns the store at path (usually ~/.pi/piagent-mcp-approvals.json).
@@ -55,41 +57,24 @@ func (s *Store) load() (*Data, []byte, error) {
 	return d, data, nil
 }
 
-// readRegular reads path, following symbolic links, if it is a regular file
-// of at most MaxSize bytes.
+// readRegular reads the store through safefile: a regular file of at
+// most MaxSize bytes (a link to one is followed), opened without blocking,
+// and the person's by StrictModes (a *safefile.UnsafeError naming the fix
+// otherwise).
 func readRegular(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	data, err := safefile.Read(path, safefile.Options{Max: MaxSize, Own: true})
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		switch {
+		case errors.Is(err, safefile.ErrTooLarge):
+			return nil, fmt.Errorf("%s: %w", se.Path, ErrTooLarge)
+		case se.Detail != "":
+			return nil, fmt.Errorf("%s: %w (%s)", se.Path, ErrNotRegular, se.Detail)
+		default:
+			return nil, fmt.Errorf("%s: %w (%v)", se.Path, ErrNotRegular, se.Err)
+		}
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	if fi.Size() > MaxSize {
-		return nil, fmt.Errorf("%s: %w", path, ErrTooLarge)
-	}
-	// openFlags keeps a file swapped for a FIFO after the Stat from
-	// blocking the open; the Fstat below then refuses it.
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err = f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read approval store %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: %w", path, ErrTooLarge)
-	}
-	return data, nil
+	return data, err
 }
 
 // Update loads the store, lets fn change it and saves the result, all under
@@ -104,11 +89,11 @@ func (s *Store) Update(fn func(*Data) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return fmt.Errorf("create approval store folder: %w", err)
 	}
-	lock, err := lockedfile.OpenFile(s.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	release, err := atomicfile.Lock(s.Path+".lock", atomicfile.LockOptions{Waiting: s.Waiting})
 	if err != nil {
-		return fmt.Errorf("lock approval store: %w", err)
+		return fmt.Errorf("lock the approval store: %w", err)
 	}
-	defer lock.Close()
+	defer release()
 
 	d, old, err := s.load()
 	if err != nil {

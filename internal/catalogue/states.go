@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpcache"
@@ -141,14 +142,14 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 	case ok:
 		st.Diff = Compare(pin.Catalogue, seen)
 		if keepSeen && !st.Diff.Empty() {
-			if err := Record(pinsPath, key+SeenSuffix, seen, false, now); err != nil {
+			if err := recordPin(pinsPath, key+SeenSuffix, seen, false, now, atomicfile.LockOptions{Wait: decideWait}); err != nil {
 				st.Err = err.Error()
 			}
 		}
 	case len(seen.Concealed) > 0:
 		st.Concealed = seen.Concealed
 	case record:
-		if err := Record(pinsPath, key, seen, true, now); err != nil {
+		if err := recordPin(pinsPath, key, seen, true, now, atomicfile.LockOptions{Wait: decideWait}); err != nil {
 			st.Err = err.Error()
 		}
 	}

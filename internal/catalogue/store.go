@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Pin is a recorded catalogue with when and how it was taken.
@@ -36,7 +36,7 @@ func Key(project, server, definition string) string {
 // Load reads the pins at path; a missing file has none. A file that cannot
 // be read is an error: the caller fails closed.
 func Load(path string) (map[string]Pin, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Options{Max: atomicfile.MaxState, Own: true, UTF8: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Pin{}, nil
 	}
@@ -59,7 +59,16 @@ func Load(path string) (map[string]Pin, error) {
 // Record stores c under key, under the file's lock. With firstSight, an
 // existing pin is kept (another process recorded it first).
 func Record(path, key string, c Catalogue, firstSight bool, now time.Time) error {
-	return atomicfile.Update(path, func(old []byte) ([]byte, error) {
+	return recordPin(path, key, c, firstSight, now, atomicfile.LockOptions{})
+}
+
+// decideWait bounds the wait for the pins' lock on the way to a decision:
+// a pin that cannot be recorded in time is an error the decision blocks on,
+// naming the holder, never a call left waiting.
+const decideWait = 200 * time.Millisecond
+
+func recordPin(path, key string, c Catalogue, firstSight bool, now time.Time, o atomicfile.LockOptions) error {
+	return atomicfile.UpdateWait(path, o, func(old []byte) ([]byte, error) {
 		f := file{Version: 1, Pins: map[string]Pin{}}
 		if len(old) > 0 {
 			if err := json.Unmarshal(old, &f); err != nil {

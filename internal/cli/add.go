@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
@@ -83,6 +85,7 @@ func (a *app) editFileOpts(g *gate.Gate, path string, repository bool, o mcpedit
 	}
 	o.Mode, o.DirMode = 0o600, 0o700
 	o.LockPath = filepath.Join(registry.LocksDir(a.env.Home), lockName(path))
+	o.Waiting = a.waitingFor(path)
 	if repository {
 		o.Mode, o.DirMode, o.Within = 0o644, 0o755, g.View.Cwd
 	}
@@ -395,6 +398,12 @@ func (a *app) addCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if sf.Repository && !*dryRun && g.StoreErr != nil {
+			// A repository scope writes the server and its approval: both
+			// or neither.
+			return refused(fmt.Errorf("nothing was added: %s would be added without its approval, because the approval store cannot be used: %w", req.Name, g.StoreErr),
+				storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
+		}
 		existed := false
 		res, err := a.editFile(g, sf.Path, sf.Repository, *dryRun, func(d *mcpedit.Doc) error {
 			if d.Has(req.Name) {
@@ -494,7 +503,24 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 		}
 		printNeeds(a.env.Stderr, out.Needs)
 	}
+	if approveErr != nil && res.Changed && len(out.Approved) == 0 && a.undoWrite(res) == nil {
+		return fmt.Errorf("nothing was written, %s is as it was: %w", display(a.env.Home, project, res.Path), approveErr)
+	}
 	return approveErr
+}
+
+// undoWrite puts a file an edit changed back as it was: a repository
+// server whose approval could not be recorded is not left behind without
+// it.
+func (a *app) undoWrite(res mcpedit.Result) error {
+	if !res.Existed {
+		return os.Remove(res.Path)
+	}
+	fi, err := os.Stat(res.Path)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteMode(res.Path, res.Before, fi.Mode().Perm())
 }
 
 // approveWritten records consent for a repository server whose

@@ -192,6 +192,10 @@ func TestReportFileSystemRefusals(t *testing.T) {
 			"hint: /h/.pi/x.json is on a read-only file system"},
 		{"permission", refused(&fs.PathError{Op: "chmod", Path: "/h/.pi/x.json", Err: syscall.EACCES}, "repair or move it"),
 			"hint: check the owner and mode of /h/.pi (ls -ld /h/.pi)"},
+		// issue 40, item 8: a full disk is not a file to repair
+		{"full disk", refused(fmt.Errorf("cannot record the decision: %w", &fs.PathError{Op: "write", Path: "/h/.pi/.x.tmp", Err: syscall.ENOSPC}),
+			storeHints("/h/.pi/x.json", &fs.PathError{Op: "write", Path: "/h/.pi/.x.tmp", Err: syscall.ENOSPC})...),
+			"hint: the file system holding /h/.pi/.x.tmp is full: nothing was changed"},
 	} {
 		var b strings.Builder
 		if code := report(&b, "piagent", tc.err); code != exitAttention {

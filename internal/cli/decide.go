@@ -27,7 +27,7 @@ func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 	}
 	if g.StoreErr != nil {
 		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			"repair or move "+registry.ApprovalStore(a.env.Home)+"; piagent never overwrites a store it cannot read")
+			storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
 	}
 	return s, nil
 }
@@ -149,6 +149,7 @@ func (a *app) confirm(prompt string) (bool, error) {
 // record writes one decision (nil deletes it) under the store's lock.
 func (a *app) record(project, name string, dec *approval.Decision) error {
 	store := approval.Open(registry.ApprovalStore(a.env.Home))
+	store.Waiting = a.waitingFor("the approval store")
 	err := store.Update(func(d *approval.Data) error {
 		if dec == nil {
 			d.Delete(project, name)
@@ -159,7 +160,7 @@ func (a *app) record(project, name string, dec *approval.Decision) error {
 	})
 	if err != nil {
 		return refused(fmt.Errorf("cannot record the decision: %w", err),
-			"piagent never overwrites an approval store it cannot read; repair or move it")
+			storeHints(store.Path, err)...)
 	}
 	a.refreshLaunch(project)
 	return nil
@@ -206,6 +207,7 @@ func (a *app) resetCommand() *cobra.Command {
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		storePath := registry.ApprovalStore(a.env.Home)
 		store := approval.Open(storePath)
+		store.Waiting = a.waitingFor("the approval store")
 		if *stale {
 			if len(args) > 0 {
 				return usagef("reset --stale takes no server name")

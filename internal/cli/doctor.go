@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/setup"
 )
@@ -390,7 +391,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 		h.BuiltinServers = append(h.BuiltinServers, row)
 	}
 	extension := false
-	if data, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil {
+	if data, err := safefile.Read(filepath.Join(agentDir, "settings.json"), safefile.Options{}); err == nil {
 		if entries, err := setup.ParsePackages(data); err == nil {
 			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, setup.ReadManifest)
 			st := setup.Inspect(pkgs, extensionDir(a.env.Home))

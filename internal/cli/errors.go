@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Exit statuses shared by every command.
@@ -111,6 +114,36 @@ func fsHints(err error) []string {
 			"this user may not write " + path + ": nothing was changed",
 			"check the owner and mode of " + filepath.Dir(path) + " (ls -ld " + filepath.Dir(path) + ")",
 		}
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return []string{
+			"the file system holding " + path + " is full: nothing was changed, and no file needs repair",
+			"free some space, then run the command again",
+		}
 	}
 	return nil
+}
+
+// storeHints names the fix for an approval store (at path) that cannot be
+// used or written: the owner or mode to restore for one that is not the
+// person's alone, space for a full disk, and repair for a broken one.
+func storeHints(path string, err error) []string {
+	var ue *safefile.UnsafeError
+	var le *atomicfile.LockedError
+	switch {
+	case errors.As(err, &le):
+		return []string{"another command holds " + path + " (" + le.Holder + "): nothing was changed; run this again when it is done, or end that process if it is stuck"}
+	case errors.As(err, &ue):
+		return []string{ue.Fix, "piagent trusts only a store that is yours alone (OpenSSH's StrictModes rule); nothing was changed"}
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return nil // fsHints words these
+	}
+	return []string{"repair or move " + path + "; piagent never overwrites a store it cannot read"}
+}
+
+// waitingFor tells the person, on stderr, who holds the lock of what a
+// command waits for (atomicfile.LockOptions.Waiting).
+func (a *app) waitingFor(what string) func(holder string) {
+	return func(holder string) {
+		fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
+	}
 }

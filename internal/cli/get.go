@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/secret"
 )
 
@@ -170,7 +170,7 @@ func lineOf(file, value string) int {
 	if value == "" {
 		return 0
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.Read(file, safefile.Options{})
 	if err != nil {
 		return 0
 	}

@@ -209,7 +209,9 @@ func (a *app) listCommand() *cobra.Command {
 			// Every repository server reads as undecided: say why, and that
 			// nothing here is what the person decided.
 			fmt.Fprintf(a.env.Stderr, "%s: error: the approval store cannot be used, so every repository server shows as undecided: %v\n", a.name, g.StoreErr)
-			fmt.Fprintf(a.env.Stderr, "%s: hint: repair or move %s; piagent never overwrites a store it cannot read\n", a.name, registry.ApprovalStore(a.env.Home))
+			for _, h := range storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr) {
+				fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, h)
+			}
 			return attention()
 		}
 		if g.FullBlock() {

@@ -287,6 +287,16 @@ func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
 		names = append(names, s.Name)
 	}
 	err := fmt.Errorf("no MCP server named %q in %s", name, g.View.Cwd)
+	if len(g.View.Skipped) > 0 {
+		// A file that could not be read may declare it: say which, rather
+		// than that it does not exist.
+		var files, hints []string
+		for _, sk := range g.View.Skipped {
+			files = append(files, sk.Path+" ("+sk.Reason+")")
+			hints = append(hints, "repair "+sk.Path+", then run this again")
+		}
+		return nil, refused(fmt.Errorf("no MCP server named %q was read in %s, but %s could not be read and may declare it", name, g.View.Cwd, strings.Join(files, ", ")), slices.Compact(hints)...)
+	}
 	if close := closeNames(name, names); len(close) > 0 {
 		return nil, usageErr(err, "did you mean "+strings.Join(close, " or ")+"?")
 	}

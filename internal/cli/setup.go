@@ -23,6 +23,7 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -158,7 +159,7 @@ func (a *app) probe() (*probe, error) {
 		settings: filepath.Join(agentDir, "settings.json"),
 	}
 	p.findPi(a)
-	data, err := os.ReadFile(p.settings)
+	data, err := safefile.Read(p.settings, safefile.Options{})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, refused(fmt.Errorf("%s: %w", p.settings, unwrapPathErr(err)))
 	}
@@ -360,7 +361,7 @@ func (a *app) setup(o setupOptions) error {
 			out.Preset = res
 			out.Needs = res.Needs
 		}
-		old, _ := os.ReadFile(out.Record)
+		old, _ := safefile.Read(out.Record, safefile.Options{})
 		out.RecordChanged = !bytes.Equal(old, next.Encode())
 		out.Changed = len(out.Actions) > 0 || len(out.ExtensionFile) > 0 || out.RecordChanged || (out.Preset != nil && out.Preset.Changed)
 		if asJSON {
@@ -803,7 +804,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 		return nil
 	}
 	var removed []string
-	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), lockName(global))}
+	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), lockName(global)), Waiting: a.waitingFor(global)}
 	res, err := mcpedit.Update(global, o, func(d *mcpedit.Doc) error {
 		removed = nil
 		for _, id := range seeded {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/fswatch"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // integrity is the state, at the session's first request, of the
@@ -84,15 +85,16 @@ func (in *integrity) compare() []string {
 	return out
 }
 
-// fingerprint summarises a file or folder by the names, sizes, modes and
-// modification times beneath it (bounded), or "absent".
+// fingerprint summarises a file or folder by the names and stamps
+// (safefile.FromInfo: size, mode, inode, modification and change times)
+// beneath it (bounded), or "absent".
 func fingerprint(p string, piDir bool) string {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return "absent"
 	}
 	if !fi.IsDir() {
-		return fmt.Sprintf("%d:%d:%v", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+		return fmt.Sprintf("%v", safefile.FromInfo(fi))
 	}
 	h := sha256.New()
 	n := 0
@@ -120,7 +122,7 @@ func fingerprint(p string, piDir bool) string {
 			fmt.Fprintf(h, "%s\x00%v\n", rel, info.Mode())
 			return nil
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		fmt.Fprintf(h, "%s\x00%v\n", rel, safefile.FromInfo(info))
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/piagent/piagent/internal/lazyre"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // directEnv is MCP_DIRECT_TOOLS, which overrides every directTools choice:
@@ -90,7 +91,7 @@ func (in *Input) blocks(g *Gate, direct directEnv) []Block {
 			Code:   BlockUnreadableLayer,
 			Reason: fmt.Sprintf("%s is read by the adapter but not by piagent (%s), so the servers it declares cannot be checked", sk.Path, sk.Reason),
 			Files:  []string{sk.Path},
-			Fix:    Fix{Text: "simplify " + sk.Path + " (piagent reads JSON nested up to 10000 levels)"},
+			Fix:    Fix{Text: fmt.Sprintf("make %s a regular file of at most %d MiB with JSON nested at most 10000 levels, or remove it", sk.Path, safefile.DefaultMax>>20)},
 		})
 	}
 	for _, t := range in.View.ImportTargets {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/secret"
 	"github.com/piagent/piagent/internal/toolname"
 )
@@ -168,8 +170,13 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 	review := run(step("get", name), step("approve", name))
 	why := s.Config.RepositoryReason
 	if in.StoreErr != nil {
+		fix := "repair or move the approval store, then"
+		var ue *safefile.UnsafeError
+		if errors.As(in.StoreErr, &ue) {
+			fix = ue.Fix + ", then"
+		}
 		return PendingApproval, fmt.Sprintf("%s; the approval store cannot be read: %v", why, in.StoreErr),
-			Fix{Text: "repair or move the approval store, then", Steps: []Step{step("approve", name)}}, true
+			Fix{Text: fix, Steps: []Step{step("approve", name)}}, true
 	}
 	var dec approval.Decision
 	ok := false

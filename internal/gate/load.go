@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/fswatch"
@@ -17,6 +16,7 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Options says which gate to load.
@@ -34,7 +34,9 @@ type Options struct {
 type osFS struct{}
 
 func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
-func (osFS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error) {
+	return safefile.Read(name, safefile.Options{Max: maxPinnedFile})
+}
 
 // OSFS is the file system of this machine.
 var OSFS FS = osFS{}
@@ -83,29 +85,19 @@ func Load(o Options) (*Gate, error) {
 	return g, nil
 }
 
-// stamp is what one path looked like: absence counts.
+// stamp is what one path looked like (safefile.Stamp: absence, size,
+// inode, modification and change times, and the content while those are
+// too recent to tell writes apart).
 type stamp struct {
-	path   string
-	exists bool
-	size   int64
-	mtime  int64
-	ino    uint64
-	mode   fs.FileMode
+	path string
+	safefile.Stamp
 }
 
 // Signature is the state of every path a gate read, present or missing.
 type Signature []stamp
 
 func stampOf(p string) stamp {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return stamp{path: p}
-	}
-	st := stamp{path: p, exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = sys.Ino
-	}
-	return st
+	return stamp{path: p, Stamp: safefile.StampOf(p)}
 }
 
 // Sign stats every path.
@@ -236,7 +228,7 @@ func watchSignature(sig Signature) *fswatch.Watch {
 			return nil
 		}
 		dirs := []string{filepath.Dir(st.path)}
-		if st.exists && st.mode.IsDir() {
+		if st.Exists && st.Mode.IsDir() {
 			dirs = append(dirs, st.path)
 		}
 		for _, d := range dirs {

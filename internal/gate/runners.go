@@ -11,6 +11,7 @@ import (
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // A definition runs code from the working tree in more ways than naming a
@@ -298,16 +299,20 @@ func walkFiles(dir string, limit int) (files []string, ok bool) {
 	return files, ok
 }
 
-// hashCache remembers a file's digest by what stat says of it: the size,
-// modification and change times and inode. A hit costs one stat; any change
-// to the file changes its ctime.
+// hashCache remembers a file's digest by what stat says of it
+// (safefile.Stamp: size, inode, modification and change times). A hit
+// costs one stat; any change to the file changes its change time, and a
+// stamp too recent to tell two writes apart is not trusted (Settled).
 var hashCache sync.Map // path → cachedHash
 
 type cachedHash struct {
-	size, mtime, ctime int64
-	ino                uint64
-	digest             string
+	key    safefile.Stamp
+	digest string
 }
+
+// maxPinnedFile is the largest file whose digest a pin takes; a larger
+// one reads as unreadable, which no approval matches.
+const maxPinnedFile = 256 << 20
 
 // fileDigest is the digest of p's content, from the cache when stat says
 // nothing changed; "" when p cannot be read.
@@ -316,19 +321,17 @@ func fileDigest(p string) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	key := cachedHash{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	key.ino, key.ctime = inodeCtime(fi)
-	if v, ok := hashCache.Load(p); ok {
-		c := v.(cachedHash)
-		if c.size == key.size && c.mtime == key.mtime && c.ctime == key.ctime && c.ino == key.ino {
+	key := safefile.FromInfo(fi)
+	if v, ok := hashCache.Load(p); ok && key.Settled() {
+		if c := v.(cachedHash); c.key == key {
 			return c.digest
 		}
 	}
-	data, err := os.ReadFile(p)
+	data, err := safefile.Read(p, safefile.Options{Max: maxPinnedFile})
 	if err != nil {
 		return ""
 	}
-	key.digest = digest.Bytes(data)
-	hashCache.Store(p, key)
-	return key.digest
+	d := digest.Bytes(data)
+	hashCache.Store(p, cachedHash{key: key, digest: d})
+	return d
 }

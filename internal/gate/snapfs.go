@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // snapFS is the real file system as one computation sees it: each path is
@@ -58,7 +60,7 @@ func (f *snapFS) ReadFile(p string) ([]byte, error) {
 	if a, ok := f.files[p]; ok {
 		return a.data, a.err
 	}
-	data, err := os.ReadFile(p)
+	data, err := safefile.Read(p, safefile.Options{Max: maxPinnedFile})
 	f.files[p] = fileAnswer{data, err}
 	return data, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Grant is one server's extra reach.
@@ -46,7 +47,7 @@ func read(home string, data []byte) (file, error) {
 	path := registry.GrantsFile(home)
 	if data == nil {
 		var err error
-		data, err = os.ReadFile(path)
+		data, err = safefile.Read(path, safefile.Options{Own: true, UTF8: true})
 		if os.IsNotExist(err) {
 			return f, nil
 		}

@@ -210,14 +210,19 @@ func badParams(err error) error { return &Error{Code: "bad-params", Message: err
 // call is the params of decide and check.
 func call(params json.RawMessage) (guard.Call, error) {
 	c, ok := fastCall(params)
-	if !ok {
+	if !ok || c.Input == nil {
+		// not the extension's usual shape: held to the protocol first, so
+		// that a missing or null input is never read as an empty one
+		if err := checkParams("decide", params); err != nil {
+			return guard.Call{}, err
+		}
 		c = guard.Call{}
 		if err := decodeParams(params, &c); err != nil {
 			return c, badParams(err)
 		}
 	}
-	if c.ToolName == "" {
-		return c, badParams(errors.New("toolName is required"))
+	if err := nonEmpty("toolName", c.ToolName); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -283,6 +288,11 @@ func fastCall(params []byte) (c guard.Call, ok bool) {
 
 func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 	en := s.Engine
+	if method != "decide" && method != "check" { // call checks its own
+		if err := checkParams(method, params); err != nil {
+			return nil, err
+		}
+	}
 	switch method {
 	case "ping":
 		return struct {
@@ -316,8 +326,8 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
 		}
-		if p.ServerName == "" {
-			return nil, badParams(errors.New("serverName is required"))
+		if err := nonEmpty("serverName", p.ServerName); err != nil {
+			return nil, err
 		}
 		return en.Broker(p.ServerName, p.OriginalToolName), nil
 	case "redact":
@@ -328,6 +338,9 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		}
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
+		}
+		if err := nonEmpty("toolName", p.ToolName); err != nil {
+			return nil, err
 		}
 		return en.Redact(p.ToolName, p.Input, p.Content)
 	case "host":
@@ -344,6 +357,11 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		}
 		if err := decodeParams(params, &p); err != nil {
 			return nil, badParams(err)
+		}
+		for _, t := range p.Tools {
+			if err := nonEmpty("every tool's name", t.Name); err != nil {
+				return nil, err
+			}
 		}
 		return en.Report(p.Tools)
 	case "state":

@@ -41,7 +41,11 @@ func TestHostStepAside(t *testing.T) {
 			os.WriteFile(settings, []byte(tc.settings), 0o644)
 		}
 		c := start(t, home, cwd)
-		r := c.call("host", map[string]any{"argv": tc.argv})
+		argv := tc.argv
+		if argv == nil {
+			argv = []string{} // the extension always sends an array; null is bad-params
+		}
+		r := c.call("host", map[string]any{"argv": argv})
 		res, _ := r["result"].(map[string]any)
 		if res == nil {
 			t.Fatalf("%s: %v", tc.name, r)

@@ -15,7 +15,12 @@ import (
 
 	"github.com/piagent/piagent/internal/jsonc"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/safefile"
 )
+
+// maxImport is the largest host configuration file read: Claude Code's
+// ~/.claude.json keeps history and grows past megabytes.
+const maxImport = 64 << 20
 
 // readers maps each kind to its reader, one file per kind.
 var readers = map[string]func(*reader){
@@ -98,17 +103,21 @@ func (r *reader) read(path string, adapter bool) (int, any, bool) {
 
 // parseInto reads path and fills c's status and error fields.
 func (r *reader) parseInto(c *Candidate, path string) (any, bool) {
-	// Only a regular file is read: a FIFO or device the repository planted
-	// would block or never end (the adapter would hang on it as well).
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+	// Only a regular file is read, without blocking and within a limit
+	// (safefile): a FIFO or device the repository planted, or swapped in
+	// after a stat, would block or never end (the adapter would hang on it
+	// as well).
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		c.Status = StatusUnreadable
-		c.Err = "not a regular file"
-		if fi.IsDir() {
-			c.Err = "is a directory"
-		}
+		c.Err = "is a directory"
 		return nil, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Options{Max: maxImport})
+	if errors.Is(err, safefile.ErrNotRegular) {
+		c.Status = StatusUnreadable
+		c.Err = "not a regular file"
+		return nil, false
+	}
 	if err != nil {
 		c.Status = StatusUnreadable
 		c.Err = readErr(err)

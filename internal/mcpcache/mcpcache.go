@@ -20,12 +20,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"time"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // MaxSize is the largest cache file Load reads.
@@ -96,20 +96,15 @@ type Resource struct {
 // Load reads the cache file at path. A missing file is an empty cache, not
 // an error. Errors are *LoadError values naming the path.
 func Load(path string) (*Cache, error) {
-	f, err := os.Open(path)
+	data, err := safefile.Read(path, safefile.Options{Max: MaxSize})
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Cache{Version: 1, Servers: map[string]ServerEntry{}}, nil
 	}
-	if err != nil {
-		return nil, &LoadError{Path: path, Err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, &LoadError{Path: path, Err: err}
-	}
-	if len(data) > MaxSize {
+	if errors.Is(err, safefile.ErrTooLarge) {
 		return nil, &LoadError{Path: path, Err: ErrTooLarge}
+	}
+	if err != nil {
+		return nil, &LoadError{Path: path, Err: err}
 	}
 	c, err := Parse(data)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 )
@@ -46,7 +45,7 @@ func Builtin(agentDir, cwd string, trusted bool) BuiltinView {
 	v := BuiltinView{Servers: []BuiltinServer{}, Errors: []string{}}
 	byName := map[string]int{}
 	read := func(path, scope string) {
-		data, err := os.ReadFile(path)
+		data, err := readConfig(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return
 		}

@@ -1,11 +1,41 @@
 package mcpconfig
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode"
+
+	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/safefile"
 )
+
+// maxConfig is the largest configuration file piagent reads.
+const maxConfig = safefile.DefaultMax
+
+// readConfig reads a configuration file the adapter reads, through
+// safefile: a link to a device, a FIFO or a file over maxConfig is an error
+// at once, never a hang or a read without end. Such a file may still be
+// read by the adapter, so the error wraps jsonc.ErrBeyondLimits: what it
+// declares is unknown and the gate blocks rather than treat it as absent.
+// A folder reads as EISDIR, as it does for the adapter.
+func readConfig(p string) ([]byte, error) {
+	data, err := safefile.Read(p, safefile.Options{Max: maxConfig})
+	if err == nil {
+		return data, nil
+	}
+	if fi, serr := os.Stat(p); serr == nil && fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
+	}
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", jsonc.ErrBeyondLimits, err)
+	}
+	return nil, err
+}
 
 // resolvePath is Node's path.resolve: later absolute parts restart the path.
 func resolvePath(base string, parts ...string) string {

@@ -297,7 +297,7 @@ func (l *loader) readFiles() {
 }
 
 func readLayerFile(path string) (r readResult) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		r.readErr = err
 		return r
@@ -311,7 +311,7 @@ func (l *loader) takeLayer(ls *layerState, r *readResult) {
 	lay, id, path := ls.Layer, ls.ID, ls.Path
 	if r.readErr != nil {
 		lay.Present = true
-		l.skip(Skipped{Path: path, Layer: id, Reason: "cannot read: " + errText(r.readErr)})
+		l.skip(Skipped{Path: path, Layer: id, Reason: "cannot read: " + errText(r.readErr), Beyond: errors.Is(r.readErr, jsonc.ErrBeyondLimits)})
 		return
 	}
 	if r.blank {

@@ -41,7 +41,10 @@ func (l *loader) readJSONC(p string) (any, error) {
 	if !exists(p) {
 		return nil, errAbsent
 	}
-	data, err := os.ReadFile(p)
+	data, err := readConfig(p)
+	if errors.Is(err, jsonc.ErrBeyondLimits) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errors.New(errText(err))
 	}
@@ -328,7 +331,7 @@ func (l *loader) agentPlugins() *serverMap {
 			bad("mcp.json must stay inside the plugin directory")
 			continue
 		}
-		data, err := os.ReadFile(real)
+		data, err := readConfig(real)
 		var raw any
 		if err == nil {
 			err = json.Unmarshal(data, &raw)
@@ -407,7 +410,7 @@ func (l *loader) agentManifest(root string) (string, bool) {
 	if real == "" {
 		return bad("plugin.json must stay inside the plugin directory")
 	}
-	data, err := os.ReadFile(real)
+	data, err := readConfig(real)
 	var raw any
 	if err == nil {
 		err = json.Unmarshal(data, &raw)
@@ -671,7 +674,7 @@ func (l *loader) claudePlugins(higher *serverMap) *serverMap {
 		if err != nil || !paths.Within(root, real) {
 			continue
 		}
-		data, err := os.ReadFile(real)
+		data, err := readConfig(real)
 		if err != nil {
 			continue
 		}
@@ -746,7 +749,7 @@ func (l *loader) claudeManifest(root string) (string, bool) {
 	if !paths.Within(root, real) {
 		return bad("Claude plugin manifest resolves outside the plugin directory")
 	}
-	data, err := os.ReadFile(real)
+	data, err := readConfig(real)
 	if err != nil {
 		return fallback, true
 	}

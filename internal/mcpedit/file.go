@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/rogpeppe/go-internal/lockedfile"
-
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // MaxSize is the largest config file Update reads.
@@ -38,6 +36,9 @@ type Options struct {
 	// LockPath is the lock file held around the read-modify-write; "" means
 	// the file's path plus ".lock".
 	LockPath string
+	// Waiting, when set, is told who holds the lock if the edit has to
+	// wait for it.
+	Waiting func(holder string)
 	// Within, when set, is a folder the file must resolve into after
 	// symbolic links are followed (a repository's file must not lead out
 	// of the repository).
@@ -87,7 +88,7 @@ func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
 		if err := os.MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
 			return res, fmt.Errorf("create the lock folder: %w", err)
 		}
-		unlock, err := lockedfile.MutexAt(lockPath).Lock()
+		unlock, err := atomicfile.Lock(lockPath, atomicfile.LockOptions{Waiting: o.Waiting})
 		if err != nil {
 			return res, fmt.Errorf("lock %s: %w", target, err)
 		}
@@ -185,7 +186,9 @@ func inside(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// readRegular reads a regular file; a missing one reads as empty.
+// readRegular reads a regular file through safefile (no FIFO, device or
+// file over MaxSize, opened without blocking); a missing one reads as
+// empty.
 func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -194,26 +197,17 @@ func readRegular(path string) (data []byte, mode os.FileMode, existed bool, err 
 	if err != nil {
 		return nil, 0, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return nil, 0, true, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, 0, true, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	data, err = io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, 0, true, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
+	data, err = safefile.Read(path, safefile.Options{Max: MaxSize})
+	var se *safefile.Error
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, 0, true, fmt.Errorf("%s: %w", path, ErrTooLarge)
+	case errors.As(err, &se):
+		return nil, 0, true, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, se.Detail)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, true, err
 	}
 	return data, fi.Mode().Perm(), true, nil
 }

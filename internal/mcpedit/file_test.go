@@ -38,10 +38,10 @@ func TestUpdateNewFile(t *testing.T) {
 	if string(data) != want {
 		t.Errorf("file =\n%s\nwant\n%s", data, want)
 	}
-	// Nothing is left behind but the file and its lock.
+	// Nothing is left behind but the file: the lock exists only while held.
 	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 2 {
-		t.Errorf("folder holds %d entries, want the file and its lock", len(entries))
+	if len(entries) != 1 {
+		t.Errorf("folder holds %d entries, want the file alone", len(entries))
 	}
 	// A second identical edit changes nothing.
 	res, err = Update(path, Options{}, setA)

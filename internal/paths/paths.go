@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // ErrNoHome is returned when no home directory is known.
@@ -43,7 +44,7 @@ func readPiConfig(getenv Getenv) piConfig {
 	if err != nil {
 		return piConfig{}
 	}
-	data, err := os.ReadFile(filepath.Join(abs, "package.json"))
+	data, err := safefile.Read(filepath.Join(abs, "package.json"), safefile.Options{})
 	if err != nil {
 		return piConfig{}
 	}

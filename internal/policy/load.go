@@ -3,10 +3,10 @@ package policy
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // This file is the package's only IO: it reads the policy files whose paths
@@ -67,7 +67,9 @@ func read(home, project string) (Input, Input, error) {
 		if it.in == &proj && home != "" && filepath.Clean(name) == filepath.Clean(registry.UserPolicy(home)) {
 			continue // the project is the home directory: the file is the user's own
 		}
-		data, err := os.ReadFile(name)
+		// The user's file is theirs alone (StrictModes); a project's is
+		// the repository's, read as any file a repository controls.
+		data, err := safefile.Read(name, safefile.Options{Own: it.in == &user})
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 type modeStore struct {
@@ -30,7 +30,7 @@ func ProjectModeChoice(home, project string) (string, error) {
 func readModes(home string) (modeStore, error) {
 	path := registry.ModeStore(home)
 	st := modeStore{Version: 1, Projects: map[string]string{}}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Options{Own: true, UTF8: true})
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Owner is who a registered path belongs to.
@@ -259,14 +260,14 @@ func gitDirs(project string) []string {
 	main := filepath.Join(project, ".git")
 	out := []string{main}
 	if fi, err := os.Lstat(main); err == nil && fi.Mode().IsRegular() && fi.Size() < 4096 {
-		if b, err := os.ReadFile(main); err == nil {
+		if b, err := safefile.Read(main, safefile.Options{Max: 4096}); err == nil {
 			if t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 				main = absFrom(project, strings.TrimSpace(t))
 				out = append(out, main)
 			}
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(main, "commondir")); err == nil && len(b) < 4096 {
+	if b, err := safefile.Read(filepath.Join(main, "commondir"), safefile.Options{Max: 4096}); err == nil {
 		out = append(out, absFrom(main, strings.TrimSpace(string(b))))
 	}
 	// submodules, bounded

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // RecordVersion is the format version of setup.json.
@@ -59,7 +60,7 @@ func (r Record) Encode() []byte {
 
 // ReadRecord loads the record at path; found is false when there is none.
 func ReadRecord(path string) (r Record, found bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Options{Own: true})
 	if errors.Is(err, os.ErrNotExist) {
 		return Record{}, false, nil
 	}

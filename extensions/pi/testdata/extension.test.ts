@@ -149,6 +149,54 @@ test("client: a dead helper is unavailable, then restarted", async () => {
   c.stop();
 });
 
+test("client: a handshake later than the start timeout fails the start and leaves Pi running", async () => {
+  const c = new HelperClient(() => stub, 200);
+  const started = c.request(project, "ping", {});
+  // Pi's event loop is busy past the start timeout while the handshake
+  // arrives (a loaded machine): the timer fires first, then the late
+  // handshake is read. It used to throw a TypeError from the stream
+  // handler, which ended Node (issue 40, item 3).
+  const until = Date.now() + 1500;
+  while (Date.now() < until) {
+    // busy
+  }
+  await assert.rejects(started, (err: unknown) => {
+    assert.ok(err instanceof HelperUnavailable);
+    assert.match(err.message, /handshake within 0.2s/);
+    return true;
+  });
+  await new Promise((r) => setTimeout(r, 300)); // anything still in the pipe is read here
+  c.stop();
+});
+
+test("extension: garbage from the helper blocks the call with a notice, and Pi keeps running", async () => {
+  for (const where of ["handshake", "decide"]) {
+    await withEnv({ PIAGENT_BIN: stub, STUB_GARBAGE: where }, async () => {
+      const { handlers } = fakePi();
+      const ui = fakeCtx(true);
+      const r = await handlers.get("tool_call")!({ type: "tool_call", toolName: "read", toolCallId: "1", input: { path: "a" } }, ui.ctx);
+      assert.equal(r?.block, true, where);
+      assert.match(r.reason, /not JSON|not a JSON object/, where);
+      assert.match(ui.notes.join("\n"), /guard helper is not running/, where);
+      await handlers.get("session_shutdown")!({}, ui.ctx);
+    });
+  }
+});
+
+test("extension: a handler that fails inside blocks the call with its reason", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { handlers } = fakePi();
+    // a context whose UI throws, and an event without a tool name
+    const ctx = { hasUI: true, cwd: project, ui: { notify: () => { throw new Error("stale"); }, select: async () => { throw new Error("stale"); } } };
+    const r = await handlers.get("tool_call")!({ type: "tool_call", toolCallId: "1" }, ctx);
+    assert.equal(r?.block, true);
+    const ship = await handlers.get("tool_call")!({ type: "tool_call", toolName: "ship", toolCallId: "2", input: {} }, ctx);
+    assert.equal(ship?.block, true);
+    assert.match(ship.reason, /piagent/);
+    await handlers.get("session_shutdown")!({}, ctx);
+  });
+});
+
 test("client: a missing binary is unavailable", async () => {
   const c = new HelperClient(() => join(here, "no-such-piagent"));
   await assert.rejects(c.request(project, "ping", {}), /was not found/);

@@ -9,6 +9,7 @@
 //   STUB_LOG=FILE          append every request line (and "start") to FILE
 //   STUB_APPROVED=a,b      servers that decide and broker allow
 //   STUB_HANDSHAKE=bad     send a handshake with the wrong protocol version
+//   STUB_GARBAGE=METHOD    answer METHOD with bytes that are not JSON (or, for "handshake", start so)
 //   STUB_EXIT_AFTER=N      exit (status 3) when request N+1 arrives, without answering it
 //   STUB_HANG=METHOD       never answer METHOD
 //   STUB_ERROR=METHOD      answer METHOD with an in-band error
@@ -76,7 +77,8 @@ let served = 0;
 
 log(`start ${project}`);
 const send = (o) => process.stdout.write(JSON.stringify(o) + "\n");
-send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+if (process.env.STUB_GARBAGE === "handshake") process.stdout.write("\u0000\u00ffgarbage{\"protocol\n");
+else send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
 
 function decide(p) {
   const input = p.input ?? {};
@@ -187,6 +189,10 @@ process.stdin.on("data", (s) => {
       continue;
     }
     if (process.env.STUB_HANG === req.method) continue;
+    if (process.env.STUB_GARBAGE === req.method) {
+      process.stdout.write(`{"id":${req.id},"result":\u0000garbage\n`);
+      continue;
+    }
     if (process.env.STUB_ERROR === req.method) {
       send({ id: req.id, error: { code: "internal", message: `stub error for ${req.method}` } });
       continue;

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package approval
-
-const openFlags = 0

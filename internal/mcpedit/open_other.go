@@ -1,5 +1,0 @@
-//go:build !unix
-
-package mcpedit
-
-const openFlags = 0
