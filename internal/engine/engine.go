@@ -335,7 +335,7 @@ func (en *Engine) Redact(tool string, input map[string]any, raw json.RawMessage)
 		}
 		return out
 	}
-	if tool == "mcp" && (input["search"] != nil || input["describe"] != nil) {
+	if listsTools(tool, input) {
 		if why := withheldCatalogue(snap, raw); why != "" {
 			return Redaction{Content: []any{map[string]any{"type": "text", "text": why}}, Removed: 1, Rules: []string{"catalogue-changed"}}, nil
 		}
@@ -354,6 +354,19 @@ func (en *Engine) Redact(tool string, input map[string]any, raw json.RawMessage)
 		}
 	}
 	return Redaction{Content: parts, Removed: removed, Rules: rules}, nil
+}
+
+// listsTools reports whether a call's result lists tools with their
+// descriptions: the adapter proxy's describe, search and server listing,
+// and Pi 1.6's tool_search (which also loads what it found).
+func listsTools(tool string, input map[string]any) bool {
+	switch tool {
+	case "tool_search":
+		return true
+	case "mcp":
+		return input["tool"] == nil && input["action"] == nil
+	}
+	return false
 }
 
 // withheldCatalogue is why a proxy search or describe result is withheld:
@@ -711,3 +724,44 @@ func (en *Engine) State() (State, error) {
 }
 
 func gateUnavailable(err error) error { return &Error{Code: CodeGateUnavailable, Message: err.Error()} }
+
+// OfferedTool is one tool Pi would declare to the model: its name and
+// where Pi says it comes from (sourceInfo.path).
+type OfferedTool struct {
+	Name       string `json:"name"`
+	SourcePath string `json:"sourcePath,omitempty"`
+}
+
+// WithheldTool is a tool whose declaration the extension takes out of the
+// model's request, and why.
+type WithheldTool struct {
+	Name   string `json:"name"`
+	Server string `json:"server,omitempty"`
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// WithheldAnswer is the answer to withheld.
+type WithheldAnswer struct {
+	Withheld []WithheldTool `json:"withheld"`
+}
+
+// Withheld answers, for the tools Pi would declare to the model, which of
+// them the model must not be shown: a server's tool whose call the gate
+// stops (guard.Snapshot.Withholds). A gate that cannot be evaluated is an
+// error: the extension then blocks the request.
+func (en *Engine) Withheld(tools []OfferedTool) (WithheldAnswer, error) {
+	en.links.begin()
+	snap, err := en.snapshot()
+	if err != nil {
+		return WithheldAnswer{}, gateUnavailable(err)
+	}
+	out := WithheldAnswer{Withheld: []WithheldTool{}}
+	for _, t := range tools {
+		if d, ok := snap.Withholds(t.Name, t.SourcePath); ok {
+			out.Withheld = append(out.Withheld, WithheldTool{Name: t.Name, Server: d.Server, Code: d.Code, Reason: d.Reason, Fix: d.Fix})
+		}
+	}
+	return out, nil
+}
