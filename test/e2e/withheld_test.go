@@ -160,9 +160,9 @@ func tags(s string) string {
 // Pi 1.6's built-in MCP client, direct and codemode exposure: the tools
 // are declared (or listed in codemode's description) from session start.
 // Pinned on the first run; on the second both servers serve the poisoned
-// echo: no request carries it, the unchanged tools stay (other declared,
-// and its codemode section), and a codemode script that asks describeTool
-// is blocked while a tool is withheld. The control is the same world with
+// echo: no request carries it, the unchanged direct tool stays declared,
+// and a codemode script that asks describeTool is blocked while a tool is
+// withheld. The control is the same world with
 // no piagent: the poison is in the first request.
 func TestWithheldBuiltin(t *testing.T) {
 	t.Parallel()
@@ -214,8 +214,11 @@ func TestWithheldBuiltin(t *testing.T) {
 	if d, ok := last.ToolDescription("mcp__repo_tools__other"); !ok || !strings.Contains(d, "prefixed with other:") {
 		t.Errorf("the unchanged direct tool is not declared: %v\n%s", last.ToolNames(), r.Describe())
 	}
-	if cm, ok := last.ToolDescription("codemode"); !ok || !strings.Contains(cm, "mcp__repo_code__other") || strings.Contains(cm, "mcp__repo_code__echo") {
-		t.Errorf("codemode's listing (declared %v): want repo-code's other and not its echo:\n%s", ok, cm)
+	// Pi 1.6.0 lists no MCP tool in codemode's own description (they are
+	// found with the discovery globals); were echo listed, its section must
+	// be gone (the cutting is shown by the extension's unit tests)
+	if cm, _ := last.ToolDescription("codemode"); strings.Contains(cm, "mcp__repo_code__echo") {
+		t.Errorf("codemode's description lists the changed echo:\n%s", cm)
 	}
 	requireNotSent(t, l, "id_rsa", "the changed echo description")
 	var cm ToolResult
