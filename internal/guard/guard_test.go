@@ -371,3 +371,28 @@ func TestCatalogueSurfaces(t *testing.T) {
 		}
 	}
 }
+
+// Withholds (issue 39, item 1): the declarations of a changed tool, in
+// every name the model may see it under, and of an unapproved server's
+// tools are withheld; the unchanged tool, Pi's own tools, the proxy and
+// the resource tools are not.
+func TestWithholds(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{
+		"docs": {entry: with(url("https://d.example"), "directTools", true), repo: true, approved: true},
+		"new":  {entry: with(url("https://n.example"), "directTools", true), repo: true},
+	})
+	seen := catalogue.Catalogue{Tools: map[string]string{"echo": "sha256:2", "other": "sha256:3"}}
+	st := &catalogue.State{Seen: seen, Diff: catalogue.Diff{Changed: []string{"echo"}}}
+	s := NewSnapshot(g, Options{Cache: cache(map[string][]string{"docs": {"echo", "other"}, "new": {"x"}}), Catalogues: map[string]*catalogue.State{"docs": st}})
+	for name, want := range map[string]bool{
+		"docs_echo": true, "mcp__docs__echo": true, "new_x": true, "mcp__new__x": true,
+		"docs_other": false, "mcp__docs__other": false,
+		"read": false, "bash": false, "mcp": false, "mcpScript": false, "list_mcp_resources": false, "codemode": false,
+	} {
+		d, got := s.Withholds(name, "")
+		if got != want || got && d.Server == "" {
+			t.Errorf("Withholds(%s) = %v (%+v), want %v", name, got, d, want)
+		}
+	}
+}
