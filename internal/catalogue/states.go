@@ -25,8 +25,8 @@ func KeyOf(g *gate.Gate, s *gate.Server) string {
 
 // States compares every usable server's catalogue in the adapter's cache
 // with its pin. A server seen for the first time is pinned then (when
-// record is set), unless its catalogue hides content: that waits for a
-// person (piagent-mcp approve NAME --tools). Servers without a cache entry
+// record is set), whatever it offers; content it hides stays stopped until
+// a person accepts it (piagent-mcp approve NAME --tools). Servers without a cache entry
 // have no state: nothing of theirs has reached the model through the cache.
 func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now time.Time) map[string]*State {
 	out := map[string]*State{}
@@ -145,12 +145,18 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 				st.Err = err.Error()
 			}
 		}
-	case len(seen.Concealed) > 0:
-		st.Concealed = seen.Concealed
 	case record:
+		// A catalogue that hides content is pinned like any other: a decoy
+		// tool must not leave its siblings unpinned, free to change later
+		// (issue 39, item 2).
 		if err := Record(pinsPath, key, seen, true, now); err != nil {
 			st.Err = err.Error()
 		}
+	}
+	// Concealed content stays stopped until a person accepts it (a pin by
+	// "person", from approve --tools); a first-sight pin is no acceptance.
+	if len(seen.Concealed) > 0 && (!ok || pin.By != "person") {
+		st.Concealed = seen.Concealed
 	}
 	return st
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
@@ -45,10 +47,11 @@ func (a *app) catalogueFiles(g *gate.Gate) *catalogueFiles {
 }
 
 // waiting reports whether the catalogue waits for a person: it differs
-// from its pin (concealed content a person accepted is part of the pin), or
-// it is not pinned because it hides content.
+// from its pin, or it hides content no person accepted (a first-sight pin
+// is taken of it too, issue 39 item 2; content a person accepted is part
+// of their pin).
 func (v toolsView) waiting() bool {
-	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || !v.Pinned && len(v.Concealed) > 0)
+	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || len(v.Concealed) > 0)
 }
 
 func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
@@ -90,6 +93,9 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	if pin, ok := pins[v.key]; ok {
 		v.Pinned = true
 		v.Diff = catalogue.Compare(pin.Catalogue, seen)
+		if pin.By == "person" {
+			v.Concealed = []string{} // accepted with the pin
+		}
 	}
 	return v
 }
@@ -107,17 +113,23 @@ func (v toolsView) print(w io.Writer, name string) {
 	case !v.Pinned && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, not pinned yet (pinned at the next tool call)\n", len(v.seen.Tools))
 		return
-	case v.Pinned && v.Diff.Empty():
+	case v.Pinned && v.Diff.Empty() && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, as pinned\n", len(v.seen.Tools))
 		return
-	}
-	if v.Pinned {
+	case v.Pinned && v.Diff.Empty():
+		fmt.Fprintf(w, "tools: %d, pinned at first sight; what they hide waits for a person\n", len(v.seen.Tools))
+	case v.Pinned:
 		fmt.Fprintf(w, "tools: changed since pinned: %s\n", v.Diff.String())
 	}
 	for _, c := range v.Concealed {
 		fmt.Fprintf(w, "concealed: %s\n", c)
 	}
 	show := append(append([]string{}, v.Diff.Changed...), v.Diff.New...)
+	for _, f := range v.seen.Concealed {
+		if n, ok := strings.CutPrefix(f.Item, "tool "); ok && v.Pinned && !slices.Contains(show, n) {
+			show = append(show, n)
+		}
+	}
 	if !v.Pinned {
 		show = v.seen.Names()
 	}
