@@ -245,6 +245,12 @@ func (st *State) Stops(tool string) (state, why string, stop bool) {
 	if tool == "" && len(st.Diff.Changed)+len(st.Diff.New) > 0 {
 		return "tools-changed", "its tools changed since they were pinned (" + st.Diff.String() + ")", true
 	}
+	// A call that names no tool (the server's listing, its instructions, a
+	// connection, a resource read) shows the model what the server says of
+	// itself: stopped while that changed (issue 39, item 2).
+	if tool == "" && (st.Diff.Instructions || len(st.Diff.Resources)+len(st.Diff.Prompts) > 0) {
+		return "offer-changed", "what it tells the model besides its tools changed since pinned (" + st.Diff.String() + ")", true
+	}
 	return "", "", false
 }
 

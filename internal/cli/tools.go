@@ -25,6 +25,8 @@ type toolsView struct {
 	seen      catalogue.Catalogue
 	key       string
 	tools     map[string]map[string]any // the seen tools as the cache holds them
+	// instructions are the server's instructions as the cache holds them.
+	instructions string
 }
 
 // catalogueFiles are the adapter's cache and the pins, read once per
@@ -73,9 +75,11 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	}
 	v.Known, v.seen, v.key = true, seen, catalogue.KeyOf(g, s)
 	var raw struct {
-		Tools []map[string]any `json:"tools"`
+		Tools        []map[string]any `json:"tools"`
+		Instructions string           `json:"instructions"`
 	}
 	_ = json.Unmarshal(e.Raw, &raw)
+	v.instructions = raw.Instructions
 	v.tools = map[string]map[string]any{}
 	for _, t := range raw.Tools {
 		if n, ok := t["name"].(string); ok {
@@ -132,6 +136,9 @@ func (v toolsView) print(w io.Writer, name string) {
 	}
 	if !v.Pinned {
 		show = v.seen.Names()
+	}
+	if v.Diff.Instructions || !v.Pinned && v.instructions != "" {
+		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.instructions))
 	}
 	sort.Strings(show)
 	for _, n := range show {

@@ -396,3 +396,29 @@ func TestWithholds(t *testing.T) {
 		}
 	}
 }
+
+// A server whose instructions (or resources, prompts) changed since pinned
+// (issue 39, item 2): its listing, its instructions, a connection and the
+// built-in's resource read naming it are blocked; its unchanged tools pass.
+func TestInstructionsChanged(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{"docs": {entry: url("https://d.example"), repo: true, approved: true}})
+	seen := catalogue.Catalogue{Tools: map[string]string{"echo": "sha256:2"}}
+	for _, diff := range []catalogue.Diff{{Instructions: true}, {Resources: []string{"index docs://index"}}, {Prompts: []string{"p"}}} {
+		st := &catalogue.State{Seen: seen, Diff: diff}
+		s := NewSnapshot(g, Options{Catalogues: map[string]*catalogue.State{"docs": st}})
+		for _, c := range []Call{
+			{ToolName: "mcp", Input: map[string]any{"server": "docs"}},
+			{ToolName: "mcp", Input: map[string]any{"instructions": "docs"}},
+			{ToolName: "mcp", Input: map[string]any{"connect": "docs"}},
+			{ToolName: "read_mcp_resource", Input: map[string]any{"server": "docs", "uri": "docs://index"}},
+		} {
+			if d := s.Decide(c); d.Action != Block || d.State != "offer-changed" || !strings.Contains(d.Reason, "approve docs --tools") {
+				t.Errorf("%v, %s %v: %+v", diff, c.ToolName, c.Input, d)
+			}
+		}
+		if d := s.Decide(Call{ToolName: "mcp", Input: map[string]any{"server": "docs", "tool": "echo"}}); d.Action != Allow {
+			t.Errorf("%v: the unchanged echo: %+v", diff, d)
+		}
+	}
+}
