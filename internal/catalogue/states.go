@@ -28,7 +28,7 @@ func KeyOf(g *gate.Gate, s *gate.Server) string {
 // record is set), whatever it offers; content it hides stays stopped until
 // a person accepts it (piagent-mcp approve NAME --tools). Servers without a cache entry
 // have no state: nothing of theirs has reached the model through the cache.
-func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now time.Time) map[string]*State {
+func States(g *gate.Gate, mc *mcpcache.Cache, belongs func(*gate.Server, mcpcache.ServerEntry) bool, pinsPath string, record bool, now time.Time) map[string]*State {
 	out := map[string]*State{}
 	if mc == nil {
 		return out
@@ -40,7 +40,7 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 			continue
 		}
 		e, ok := mc.Servers[s.Name]
-		if !ok || e.Raw == nil {
+		if !ok || !belongs(s, e) {
 			continue
 		}
 		seen, err := FromEntry(e.Raw)
@@ -50,6 +50,27 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 		out[s.Name] = against(seen, pins, perr, pinsPath, KeyOf(g, s), record, false, now)
 	}
 	return out
+}
+
+// Belongs reports whether entry e of the adapter's cache was written for
+// one of defs, the definitions the adapter may hold for the server (the
+// merged one, and the one a `piagent pi` session hands it, wrapped in the
+// sandbox): its configHash is the one the adapter computes for it
+// (mcpcache.ConfigHash, lookup the environment Pi runs in). Pins stay keyed
+// by the approval; the hash decides only whether the entry is this
+// definition's catalogue. Another project's server of the same name, or
+// this one before an edit, left an entry the adapter does not use: it is
+// never pinned nor compared (issue 39, item 3).
+func Belongs(e mcpcache.ServerEntry, defs []map[string]any, lookup func(string) (string, bool), home string) bool {
+	if e.Raw == nil {
+		return false
+	}
+	for _, d := range defs {
+		if h, ok := mcpcache.ConfigHash(d, lookup, home); ok && h == e.ConfigHash {
+			return true
+		}
+	}
+	return false
 }
 
 // ReportedTool is one tool as Pi lists it (pi.getAllTools()): the name the

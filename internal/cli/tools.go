@@ -10,6 +10,7 @@ import (
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/registry"
 )
@@ -65,7 +66,11 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 		return v
 	}
 	e, ok := mc.Servers[s.Name]
-	if !ok || e.Raw == nil {
+	defs := []map[string]any{s.Config.Entry}
+	if l, found := launch.Launched(a.env.Home, g.Project, s.Name); found {
+		defs = append(defs, l)
+	}
+	if !ok || !catalogue.Belongs(e, defs, a.env.LookupEnv, g.View.Home) {
 		return v
 	}
 	seen, err := catalogue.FromEntry(e.Raw)

@@ -28,6 +28,7 @@ import (
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
@@ -43,6 +44,9 @@ import (
 type Engine struct {
 	Home, Cwd string
 	Getenv    func(string) string
+	// LookupEnv tells an empty variable from an unset one (Getenv's
+	// environment); nil reads an empty one as unset.
+	LookupEnv func(string) (string, bool)
 	// Binaries are piagent's own executables: registered, so no call may
 	// replace them.
 	Binaries []string
@@ -84,6 +88,29 @@ func (en *Engine) getenv(k string) string {
 		return ""
 	}
 	return en.Getenv(k)
+}
+
+// belongs decides whether a cache entry is a server's catalogue: written
+// for its merged definition, or for the one this project's launch
+// configuration hands the adapter.
+func (en *Engine) belongs(g *gate.Gate) func(*gate.Server, mcpcache.ServerEntry) bool {
+	return func(s *gate.Server, e mcpcache.ServerEntry) bool {
+		defs := []map[string]any{s.Config.Entry}
+		if l, ok := launch.Launched(en.Home, g.Project, s.Name); ok {
+			defs = append(defs, l)
+		}
+		return catalogue.Belongs(e, defs, en.lookup, g.View.Home)
+	}
+}
+
+// lookup is the environment Pi runs in, as the adapter's interpolation
+// reads it (an empty value is not an unset one).
+func (en *Engine) lookup(k string) (string, bool) {
+	if en.LookupEnv != nil {
+		return en.LookupEnv(k)
+	}
+	v := en.getenv(k)
+	return v, v != ""
 }
 
 // options are the gate's inputs: fixed for the engine's life, so built once.
@@ -543,7 +570,7 @@ func stateOf(g *gate.Gate, quiet bool) State {
 // built-in client reported for servers the cache does not have. Called with
 // s.mu held.
 func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, registry.CataloguePins(en.Home), true, time.Now())
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, time.Now())
 	for name, st := range en.reported {
 		if _, ok := out[name]; !ok {
 			out[name] = st
