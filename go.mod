@@ -10,6 +10,7 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
+	golang.org/x/text v0.36.0
 	golang.org/x/tools v0.44.0
 	mvdan.cc/sh/v3 v3.14.1
 )

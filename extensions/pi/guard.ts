@@ -4,6 +4,7 @@
 // only what to do when there is no answer: block the call, withhold the
 // result, deny the broker request.
 
+import type { WithheldTool } from "./withhold.ts";
 import { FIND_HINT, type Handshake, HelperClient, HelperError, HelperUnavailable, REQUEST_TIMEOUT_MS } from "./helper.ts";
 
 export type DecideAction = "allow" | "block" | "confirm" | "warn";
@@ -242,6 +243,11 @@ export class Guard {
   /** Reports the tools Pi's built-in MCP client registered, for their catalogue pins. */
   report(project: string, tools: ReportedTool[]): Promise<{ servers: number; changed: string[] }> {
     return this.request(project, "report", { tools });
+  }
+
+  /** Which of the tools Pi would declare to the model it must not be shown (issue 39). */
+  withheld(project: string, tools: { name: string; sourcePath?: string }[]): Promise<{ withheld: WithheldTool[] }> {
+    return this.request(project, "withheld", { tools });
   }
 
   /** Whether this Pi session loads the adapter, or the built-in MCP client must step aside. */

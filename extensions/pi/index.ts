@@ -7,6 +7,10 @@
 // What it registers:
 //   tool_call      decide: block, confirm (ask the person, or block without a UI), warn once, allow
 //   tool_result    redact: the helper's content, or the output withheld when it cannot be checked
+//   before_provider_request
+//                  withhold: the declarations (and codemode sections) of tools the helper says
+//                  no person accepted are taken out of every request; one it cannot clean,
+//                  or that the helper cannot judge, is not sent (withhold.ts)
 //   broker         pi-mcp-adapter:tool-approval-request, a second layer for mcpScript and UI iframes
 //   session_start  the session notice from `state`
 //   /piagent-mcp   approve, reject, … as a person's act (command.ts)
@@ -46,6 +50,7 @@ import {
 import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { type SandboxBinary, sandboxedOperations } from "./sandbox.ts";
+import { DISCOVERY_GLOBALS, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
 
 /**
  * Where a session's mode waits across a reload: Pi runs this factory again
@@ -291,6 +296,67 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     lastReport = key;
   }
 
+  /**
+   * The tools the model must not be shown now, with what Pi would tell it
+   * of them: the helper decides from every tool a server supplies (the
+   * built-in client's are reported first, so a changed one is compared
+   * before the model reads it). Nothing is asked when no tool could be a
+   * server's. Throws when the helper cannot answer.
+   */
+  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding }> {
+    const all = pi.getAllTools() as any[];
+    const adapterPath = all.find((t) => t?.name === "mcp")?.sourceInfo?.path;
+    const offered = all
+      .filter((t) => {
+        const path = String(t?.sourceInfo?.path ?? "");
+        return String(t?.name ?? "").startsWith("mcp__") || (adapterPath !== undefined && path === adapterPath) || path === "builtin:mcp";
+      })
+      .map((t) => ({ name: String(t.name), sourcePath: t?.sourceInfo?.path as string | undefined }));
+    if (offered.length === 0) return { tools: [], w: withholding([], []) };
+    if (all.some((t) => String(t?.sourceInfo?.path ?? "").startsWith("builtin:") && String(t?.name ?? "").startsWith("mcp__"))) {
+      await reportBuiltin(project);
+    }
+    const a = await guard.withheld(project, offered);
+    if (!a || !Array.isArray(a.withheld)) throw new HelperError("bad-result", "withheld answered without a list");
+    return { tools: a.withheld, w: withholding(a.withheld, all) };
+  }
+
+  // Issue 39, item 1: the model never reads a description no person has
+  // accepted. Pi's active-tool list cannot promise it on Pi 1.6 (deferred
+  // and codemode tools stay listed and searchable), so every request is
+  // rewritten on its way out, on both Pis, and re-evaluated each time (a
+  // server that reconnects mid-session with a changed catalogue is
+  // withheld from the next request).
+  pi.on("before_provider_request", async (event, ctx) => {
+    try {
+      return await withholdRequest(event, ctx);
+    } catch (err) {
+      return unsendable(`piagent: this request to the model was not sent because the extension failed while checking it (${errorText(err)}). ${RETRY_HINT}`);
+    }
+  });
+
+  async function withholdRequest(event: { payload: unknown }, ctx: ExtensionContext) {
+    const project = projectOf(ctx);
+    let now;
+    try {
+      now = await withheldNow(project);
+    } catch (err) {
+      if (!(err instanceof HelperError)) helperDown(ctx, err);
+      return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, so which MCP tool descriptions no person has accepted cannot be told. To fix: ${fixFor(err)}.`);
+    }
+    if (now.tools.length === 0) return undefined;
+    const r = withholdFromPayload(event.payload, now.w);
+    if (r.leak !== undefined) {
+      const names = now.tools.map((t) => t.name).join(", ");
+      const fix = now.tools.find((t) => t.fix)?.fix ?? "piagent-mcp approve SERVER --tools";
+      return unsendable(`piagent: this request to the model was not sent: it still carries the description of ${names}, which no person has accepted (a request shape piagent does not know). Review with /piagent-mcp get SERVER and accept with ${fix}.`);
+    }
+    for (const t of now.tools) {
+      once(ctx, `withheld\u0000${t.name}\u0000${t.reason ?? ""}`, `piagent: ${t.name} is withheld from the model: ${t.reason ?? t.code ?? "no person has accepted it"}`, "warning");
+    }
+    return r.removed > 0 ? r.payload : undefined;
+  }
+
   // Whatever fails inside a handler is answered here, closed: a call is
   // blocked and a result withheld, with the reason, and nothing is thrown
   // into Pi.
@@ -316,6 +382,23 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
 
   async function onToolCall(event: ToolCallEvent, ctx: ExtensionContext): Promise<ToolCallEventResult | undefined> {
     lastCtx = ctx;
+    // A codemode script that lists or describes tools reads withheld
+    // descriptions as easily as any other.
+    if (event.toolName === "codemode" && DISCOVERY_GLOBALS.test(String((event.input as { code?: unknown })?.code ?? ""))) {
+      try {
+        const now = await withheldNow(projectOf(ctx));
+        const t = now.tools[0];
+        if (t !== undefined) {
+          return {
+            block: true,
+            reason: `piagent: blocked: this codemode script uses searchTools, describeTool, describeNamespace or ALL_TOOLS, which would show it ${now.tools.map((x) => x.name).join(", ")}, withheld from the model (${t.reason ?? t.code}); call the tools you need by name, or have a person accept them with ${t.fix ?? "piagent-mcp approve SERVER --tools"}`,
+          };
+        }
+      } catch (err) {
+        if (!(err instanceof HelperError)) helperDown(ctx, err);
+        return { block: true, reason: unavailableReason(err) };
+      }
+    }
     let d;
     const sourcePath = sourcePathOf(event.toolName);
     try {

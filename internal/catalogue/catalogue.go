@@ -230,22 +230,26 @@ func (st *State) Stops(tool string) (state, why string, stop bool) {
 	if st.Err != "" {
 		return "catalogue-unreadable", "its catalogue pins cannot be read (" + st.Err + ")", true
 	}
+	// A change since the pin is said first: it is what a person reviews.
+	if tool != "" && slices.Contains(st.Diff.Changed, tool) {
+		return "tools-changed", "tool " + tool + "'s description, schema or annotations changed since it was pinned", true
+	}
+	if tool != "" && slices.Contains(st.Diff.New, tool) {
+		return "tools-changed", "tool " + tool + " is new since the server's tools were pinned", true
+	}
 	for _, f := range st.Concealed {
 		if tool == "" || f.Item == "tool "+tool || !strings.HasPrefix(f.Item, "tool ") {
 			return "tool-concealed", "it offers content a person cannot see: " + f.String(), true
 		}
 	}
-	if tool == "" {
-		if len(st.Diff.Changed)+len(st.Diff.New) > 0 {
-			return "tools-changed", "its tools changed since they were pinned (" + st.Diff.String() + ")", true
-		}
-		return "", "", false
+	if tool == "" && len(st.Diff.Changed)+len(st.Diff.New) > 0 {
+		return "tools-changed", "its tools changed since they were pinned (" + st.Diff.String() + ")", true
 	}
-	if slices.Contains(st.Diff.Changed, tool) {
-		return "tools-changed", "tool " + tool + "'s description, schema or annotations changed since it was pinned", true
-	}
-	if slices.Contains(st.Diff.New, tool) {
-		return "tools-changed", "tool " + tool + " is new since the server's tools were pinned", true
+	// A call that names no tool (the server's listing, its instructions, a
+	// connection, a resource read) shows the model what the server says of
+	// itself: stopped while that changed (issue 39, item 2).
+	if tool == "" && (st.Diff.Instructions || len(st.Diff.Resources)+len(st.Diff.Prompts) > 0) {
+		return "offer-changed", "what it tells the model besides its tools changed since pinned (" + st.Diff.String() + ")", true
 	}
 	return "", "", false
 }

@@ -26,10 +26,10 @@ func KeyOf(g *gate.Gate, s *gate.Server) string {
 
 // States compares every usable server's catalogue in the adapter's cache
 // with its pin. A server seen for the first time is pinned then (when
-// record is set), unless its catalogue hides content: that waits for a
-// person (piagent-mcp approve NAME --tools). Servers without a cache entry
+// record is set), whatever it offers; content it hides stays stopped until
+// a person accepts it (piagent-mcp approve NAME --tools). Servers without a cache entry
 // have no state: nothing of theirs has reached the model through the cache.
-func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now time.Time) map[string]*State {
+func States(g *gate.Gate, mc *mcpcache.Cache, belongs func(*gate.Server, mcpcache.ServerEntry) bool, pinsPath string, record bool, now time.Time) map[string]*State {
 	out := map[string]*State{}
 	if mc == nil {
 		return out
@@ -41,7 +41,7 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 			continue
 		}
 		e, ok := mc.Servers[s.Name]
-		if !ok || e.Raw == nil {
+		if !ok || !belongs(s, e) {
 			continue
 		}
 		seen, err := FromEntry(e.Raw)
@@ -51,6 +51,27 @@ func States(g *gate.Gate, mc *mcpcache.Cache, pinsPath string, record bool, now 
 		out[s.Name] = against(seen, pins, perr, pinsPath, KeyOf(g, s), record, false, now)
 	}
 	return out
+}
+
+// Belongs reports whether entry e of the adapter's cache was written for
+// one of defs, the definitions the adapter may hold for the server (the
+// merged one, and the one a `piagent pi` session hands it, wrapped in the
+// sandbox): its configHash is the one the adapter computes for it
+// (mcpcache.ConfigHash, lookup the environment Pi runs in). Pins stay keyed
+// by the approval; the hash decides only whether the entry is this
+// definition's catalogue. Another project's server of the same name, or
+// this one before an edit, left an entry the adapter does not use: it is
+// never pinned nor compared (issue 39, item 3).
+func Belongs(e mcpcache.ServerEntry, defs []map[string]any, lookup func(string) (string, bool), home string) bool {
+	if e.Raw == nil {
+		return false
+	}
+	for _, d := range defs {
+		if h, ok := mcpcache.ConfigHash(d, lookup, home); ok && h == e.ConfigHash {
+			return true
+		}
+	}
+	return false
 }
 
 // ReportedTool is one tool as Pi lists it (pi.getAllTools()): the name the
@@ -146,12 +167,18 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 				st.Err = err.Error()
 			}
 		}
-	case len(seen.Concealed) > 0:
-		st.Concealed = seen.Concealed
 	case record:
+		// A catalogue that hides content is pinned like any other: a decoy
+		// tool must not leave its siblings unpinned, free to change later
+		// (issue 39, item 2).
 		if err := recordPin(pinsPath, key, seen, true, now, atomicfile.LockOptions{Wait: decideWait}); err != nil {
 			st.Err = err.Error()
 		}
+	}
+	// Concealed content stays stopped until a person accepts it (a pin by
+	// "person", from approve --tools); a first-sight pin is no acceptance.
+	if len(seen.Concealed) > 0 && (!ok || pin.By != "person") {
+		st.Concealed = seen.Concealed
 	}
 	return st
 }

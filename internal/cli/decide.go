@@ -57,6 +57,9 @@ func (a *app) approveCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
+			return err
+		}
 		a.printApproval(g, s)
 		if *want != "" && *want != s.ApprovalDigest() {
 			// What the person saw is not what is there now: consent to the

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -225,6 +228,9 @@ func (a *app) getCommand() *cobra.Command {
 			return err
 		}
 		d := a.getData(g, s)
+		if err := a.renderable(g, s, d); err != nil {
+			return err
+		}
 		if *asJSON {
 			return a.writeJSON(d)
 		}
@@ -232,6 +238,61 @@ func (a *app) getCommand() *cobra.Command {
 		return nil
 	})
 	return c
+}
+
+// renderable fails when the preview of s cannot be shown: a value JSON
+// cannot write (a NaN or an infinity held as a float, as a codex TOML nan
+// or inf is). What cannot be shown cannot be consented to (issue 39, item
+// 5): get exits non-zero and approve refuses, naming the file and line.
+// Numbers beyond float64 in a JSON file are kept as written, and shown.
+func (a *app) renderable(g *gate.Gate, s *gate.Server, d getJSON) error {
+	_, err1 := json.Marshal(d.Definition)
+	_, err2 := json.Marshal(d.Owned)
+	if err1 == nil && err2 == nil {
+		return nil
+	}
+	key, _ := unrenderable(d.Definition, "")
+	if key == "" {
+		key, _ = unrenderable(d.Owned, "")
+	}
+	file := s.Config.Source.File
+	where := display(a.env.Home, g.View.Cwd, file)
+	last := key[strings.LastIndexAny(key, ".]")+1:]
+	if n := lineOf(file, last); n > 0 {
+		where += fmt.Sprintf(":%d", n)
+	}
+	return refused(fmt.Errorf("the definition of %s cannot be shown: %s in %s is a number JSON cannot write (%v), so it cannot be previewed or approved", s.Name, cmp.Or(key, "a value"), where, cmp.Or(err1, err2)),
+		"write the value as a finite number (or remove it) in "+where+", then run '"+a.mcpCmd()+" get "+s.Name+"' again")
+}
+
+// unrenderable finds the first value in v JSON cannot write, with its path.
+func unrenderable(v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case float64:
+		return path, math.IsNaN(x) || math.IsInf(x, 0)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if at, bad := unrenderable(x[k], p); bad {
+				return at, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if at, bad := unrenderable(e, fmt.Sprintf("%s[%d]", path, i)); bad {
+				return at, true
+			}
+		}
+	}
+	return "", false
 }
 
 func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {

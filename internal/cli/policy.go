@@ -44,7 +44,7 @@ func (a *app) engine(c *cobra.Command) (*engine.Engine, error) {
 }
 
 func (a *app) newEngine(dir string) *engine.Engine {
-	return &engine.Engine{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, Binaries: executables()}
+	return &engine.Engine{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Binaries: executables()}
 }
 
 func (a *app) policyShow() *cobra.Command {

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/registry"
 )
@@ -23,6 +26,8 @@ type toolsView struct {
 	seen      catalogue.Catalogue
 	key       string
 	tools     map[string]map[string]any // the seen tools as the cache holds them
+	// instructions are the server's instructions as the cache holds them.
+	instructions string
 }
 
 // catalogueFiles are the adapter's cache and the pins, read once per
@@ -45,10 +50,11 @@ func (a *app) catalogueFiles(g *gate.Gate) *catalogueFiles {
 }
 
 // waiting reports whether the catalogue waits for a person: it differs
-// from its pin (concealed content a person accepted is part of the pin), or
-// it is not pinned because it hides content.
+// from its pin, or it hides content no person accepted (a first-sight pin
+// is taken of it too, issue 39 item 2; content a person accepted is part
+// of their pin).
 func (v toolsView) waiting() bool {
-	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || !v.Pinned && len(v.Concealed) > 0)
+	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || len(v.Concealed) > 0)
 }
 
 func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
@@ -60,7 +66,11 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 		return v
 	}
 	e, ok := mc.Servers[s.Name]
-	if !ok || e.Raw == nil {
+	defs := []map[string]any{s.Config.Entry}
+	if l, found := launch.Launched(a.env.Home, g.Project, s.Name); found {
+		defs = append(defs, l)
+	}
+	if !ok || !catalogue.Belongs(e, defs, a.env.LookupEnv, g.View.Home) {
 		return v
 	}
 	seen, err := catalogue.FromEntry(e.Raw)
@@ -70,9 +80,11 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	}
 	v.Known, v.seen, v.key = true, seen, catalogue.KeyOf(g, s)
 	var raw struct {
-		Tools []map[string]any `json:"tools"`
+		Tools        []map[string]any `json:"tools"`
+		Instructions string           `json:"instructions"`
 	}
 	_ = json.Unmarshal(e.Raw, &raw)
+	v.instructions = raw.Instructions
 	v.tools = map[string]map[string]any{}
 	for _, t := range raw.Tools {
 		if n, ok := t["name"].(string); ok {
@@ -90,6 +102,9 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 	if pin, ok := pins[v.key]; ok {
 		v.Pinned = true
 		v.Diff = catalogue.Compare(pin.Catalogue, seen)
+		if pin.By == "person" {
+			v.Concealed = []string{} // accepted with the pin
+		}
 	}
 	return v
 }
@@ -107,19 +122,28 @@ func (v toolsView) print(w io.Writer, name string) {
 	case !v.Pinned && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, not pinned yet (pinned at the next tool call)\n", len(v.seen.Tools))
 		return
-	case v.Pinned && v.Diff.Empty():
+	case v.Pinned && v.Diff.Empty() && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, as pinned\n", len(v.seen.Tools))
 		return
-	}
-	if v.Pinned {
+	case v.Pinned && v.Diff.Empty():
+		fmt.Fprintf(w, "tools: %d, pinned at first sight; what they hide waits for a person\n", len(v.seen.Tools))
+	case v.Pinned:
 		fmt.Fprintf(w, "tools: changed since pinned: %s\n", v.Diff.String())
 	}
 	for _, c := range v.Concealed {
 		fmt.Fprintf(w, "concealed: %s\n", c)
 	}
 	show := append(append([]string{}, v.Diff.Changed...), v.Diff.New...)
+	for _, f := range v.seen.Concealed {
+		if n, ok := strings.CutPrefix(f.Item, "tool "); ok && v.Pinned && !slices.Contains(show, n) {
+			show = append(show, n)
+		}
+	}
 	if !v.Pinned {
 		show = v.seen.Names()
+	}
+	if v.Diff.Instructions || !v.Pinned && v.instructions != "" {
+		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.instructions))
 	}
 	sort.Strings(show)
 	for _, n := range show {

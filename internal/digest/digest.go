@@ -368,3 +368,61 @@ func appendNumber(buf []byte, f float64) []byte {
 	}
 	return buf
 }
+
+// AppendJS appends v as JSON.stringify writes it, compact, with every
+// object's keys in Object.keys(o).sort() order (UTF-16 code units) and
+// nothing before an integer-like key: the adapter's stableStringify
+// (pi-mcp-adapter utils.ts), which its configHash hashes. Undefined, which
+// stableStringify writes as the bare word undefined, is the value
+// Undefined.
+func AppendJS(buf []byte, v any) ([]byte, error) {
+	e := &encoder{buf: buf}
+	err := e.stable(v)
+	return e.buf, err
+}
+
+// Undefined stands for JavaScript's undefined in AppendJS.
+var Undefined = &struct{ undefined bool }{true}
+
+func (e *encoder) stable(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, compareUTF16)
+		e.buf = append(e.buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.string(k); err != nil {
+				return err
+			}
+			e.buf = append(e.buf, ':')
+			if err := e.stable(x[k]); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+	case []any:
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.stable(el); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	default:
+		if v == Undefined {
+			e.buf = append(e.buf, "undefined"...)
+			return nil
+		}
+		return e.value(v, 0)
+	}
+	return nil
+}

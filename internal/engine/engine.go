@@ -28,6 +28,7 @@ import (
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/policy"
@@ -43,6 +44,9 @@ import (
 type Engine struct {
 	Home, Cwd string
 	Getenv    func(string) string
+	// LookupEnv tells an empty variable from an unset one (Getenv's
+	// environment); nil reads an empty one as unset.
+	LookupEnv func(string) (string, bool)
 	// Binaries are piagent's own executables: registered, so no call may
 	// replace them.
 	Binaries []string
@@ -84,6 +88,29 @@ func (en *Engine) getenv(k string) string {
 		return ""
 	}
 	return en.Getenv(k)
+}
+
+// belongs decides whether a cache entry is a server's catalogue: written
+// for its merged definition, or for the one this project's launch
+// configuration hands the adapter.
+func (en *Engine) belongs(g *gate.Gate) func(*gate.Server, mcpcache.ServerEntry) bool {
+	return func(s *gate.Server, e mcpcache.ServerEntry) bool {
+		defs := []map[string]any{s.Config.Entry}
+		if l, ok := launch.Launched(en.Home, g.Project, s.Name); ok {
+			defs = append(defs, l)
+		}
+		return catalogue.Belongs(e, defs, en.lookup, g.View.Home)
+	}
+}
+
+// lookup is the environment Pi runs in, as the adapter's interpolation
+// reads it (an empty value is not an unset one).
+func (en *Engine) lookup(k string) (string, bool) {
+	if en.LookupEnv != nil {
+		return en.LookupEnv(k)
+	}
+	v := en.getenv(k)
+	return v, v != ""
 }
 
 // options are the gate's inputs: fixed for the engine's life, so built once.
@@ -335,7 +362,7 @@ func (en *Engine) Redact(tool string, input map[string]any, raw json.RawMessage)
 		}
 		return out
 	}
-	if tool == "mcp" && (input["search"] != nil || input["describe"] != nil) {
+	if listsTools(tool, input) {
 		if why := withheldCatalogue(snap, raw); why != "" {
 			return Redaction{Content: []any{map[string]any{"type": "text", "text": why}}, Removed: 1, Rules: []string{"catalogue-changed"}}, nil
 		}
@@ -354,6 +381,19 @@ func (en *Engine) Redact(tool string, input map[string]any, raw json.RawMessage)
 		}
 	}
 	return Redaction{Content: parts, Removed: removed, Rules: rules}, nil
+}
+
+// listsTools reports whether a call's result lists tools with their
+// descriptions: the adapter proxy's describe, search and server listing,
+// and Pi 1.6's tool_search (which also loads what it found).
+func listsTools(tool string, input map[string]any) bool {
+	switch tool {
+	case "tool_search":
+		return true
+	case "mcp":
+		return input["tool"] == nil && input["action"] == nil
+	}
+	return false
 }
 
 // withheldCatalogue is why a proxy search or describe result is withheld:
@@ -530,7 +570,7 @@ func stateOf(g *gate.Gate, quiet bool) State {
 // built-in client reported for servers the cache does not have. Called with
 // s.mu held.
 func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, registry.CataloguePins(en.Home), true, time.Now())
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, time.Now())
 	for name, st := range en.reported {
 		if _, ok := out[name]; !ok {
 			out[name] = st
@@ -711,3 +751,44 @@ func (en *Engine) State() (State, error) {
 }
 
 func gateUnavailable(err error) error { return &Error{Code: CodeGateUnavailable, Message: err.Error()} }
+
+// OfferedTool is one tool Pi would declare to the model: its name and
+// where Pi says it comes from (sourceInfo.path).
+type OfferedTool struct {
+	Name       string `json:"name"`
+	SourcePath string `json:"sourcePath,omitempty"`
+}
+
+// WithheldTool is a tool whose declaration the extension takes out of the
+// model's request, and why.
+type WithheldTool struct {
+	Name   string `json:"name"`
+	Server string `json:"server,omitempty"`
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// WithheldAnswer is the answer to withheld.
+type WithheldAnswer struct {
+	Withheld []WithheldTool `json:"withheld"`
+}
+
+// Withheld answers, for the tools Pi would declare to the model, which of
+// them the model must not be shown: a server's tool whose call the gate
+// stops (guard.Snapshot.Withholds). A gate that cannot be evaluated is an
+// error: the extension then blocks the request.
+func (en *Engine) Withheld(tools []OfferedTool) (WithheldAnswer, error) {
+	en.links.begin()
+	snap, err := en.snapshot()
+	if err != nil {
+		return WithheldAnswer{}, gateUnavailable(err)
+	}
+	out := WithheldAnswer{Withheld: []WithheldTool{}}
+	for _, t := range tools {
+		if d, ok := snap.Withholds(t.Name, t.SourcePath); ok {
+			out.Withheld = append(out.Withheld, WithheldTool{Name: t.Name, Server: d.Server, Code: d.Code, Reason: d.Reason, Fix: d.Fix})
+		}
+	}
+	return out, nil
+}

@@ -315,3 +315,31 @@ func (s *Snapshot) ChangedTools() []ChangedTool {
 	}
 	return out
 }
+
+// Withholds says whether the model must not be shown the declaration of
+// tool name (sourcePath: where Pi says the tool comes from): a tool a server
+// supplies (an adapter direct tool or namespace proxy, a tool of Pi's
+// built-in MCP client) whose call the MCP gate stops, because its server is
+// not approved or its catalogue changed, is new or hides content. Its
+// description is the server's words, which no person has accepted (issue
+// 39, item 1). The decision says why. Pi's own tools, the adapter's mcp
+// proxy and mcpScript, and the built-in's resource tools describe nothing
+// of a server and are never withheld; their calls are decided as ever.
+func (s *Snapshot) Withholds(name, sourcePath string) (Decision, bool) {
+	switch {
+	case builtins[name], name == "mcp", name == "mcpScript", builtinResourceTools[name]:
+		return allow, false
+	case strings.HasPrefix(name, "mcp__"):
+	case s.direct && len(toolname.OwnersOfDirect(name, s.reverse)) > 0:
+	case s.opts.AdapterPath != "" && sourcePath == s.opts.AdapterPath:
+	default:
+		return allow, false
+	}
+	if s.g.FullBlock() {
+		// every call is blocked, and which server owns the name is not
+		// decided past the full block: withheld, the safe side
+		return s.fullBlock(), true
+	}
+	d := s.mcp(Call{ToolName: name, Input: map[string]any{}, SourcePath: sourcePath})
+	return d, d.Action == Block
+}

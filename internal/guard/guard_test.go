@@ -371,3 +371,54 @@ func TestCatalogueSurfaces(t *testing.T) {
 		}
 	}
 }
+
+// Withholds (issue 39, item 1): the declarations of a changed tool, in
+// every name the model may see it under, and of an unapproved server's
+// tools are withheld; the unchanged tool, Pi's own tools, the proxy and
+// the resource tools are not.
+func TestWithholds(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{
+		"docs": {entry: with(url("https://d.example"), "directTools", true), repo: true, approved: true},
+		"new":  {entry: with(url("https://n.example"), "directTools", true), repo: true},
+	})
+	seen := catalogue.Catalogue{Tools: map[string]string{"echo": "sha256:2", "other": "sha256:3"}}
+	st := &catalogue.State{Seen: seen, Diff: catalogue.Diff{Changed: []string{"echo"}}}
+	s := NewSnapshot(g, Options{Cache: cache(map[string][]string{"docs": {"echo", "other"}, "new": {"x"}}), Catalogues: map[string]*catalogue.State{"docs": st}})
+	for name, want := range map[string]bool{
+		"docs_echo": true, "mcp__docs__echo": true, "new_x": true, "mcp__new__x": true,
+		"docs_other": false, "mcp__docs__other": false,
+		"read": false, "bash": false, "mcp": false, "mcpScript": false, "list_mcp_resources": false, "codemode": false,
+	} {
+		d, got := s.Withholds(name, "")
+		if got != want || got && d.Server == "" {
+			t.Errorf("Withholds(%s) = %v (%+v), want %v", name, got, d, want)
+		}
+	}
+}
+
+// A server whose instructions (or resources, prompts) changed since pinned
+// (issue 39, item 2): its listing, its instructions, a connection and the
+// built-in's resource read naming it are blocked; its unchanged tools pass.
+func TestInstructionsChanged(t *testing.T) {
+	t.Parallel()
+	g := world(t, nil, map[string]spec{"docs": {entry: url("https://d.example"), repo: true, approved: true}})
+	seen := catalogue.Catalogue{Tools: map[string]string{"echo": "sha256:2"}}
+	for _, diff := range []catalogue.Diff{{Instructions: true}, {Resources: []string{"index docs://index"}}, {Prompts: []string{"p"}}} {
+		st := &catalogue.State{Seen: seen, Diff: diff}
+		s := NewSnapshot(g, Options{Catalogues: map[string]*catalogue.State{"docs": st}})
+		for _, c := range []Call{
+			{ToolName: "mcp", Input: map[string]any{"server": "docs"}},
+			{ToolName: "mcp", Input: map[string]any{"instructions": "docs"}},
+			{ToolName: "mcp", Input: map[string]any{"connect": "docs"}},
+			{ToolName: "read_mcp_resource", Input: map[string]any{"server": "docs", "uri": "docs://index"}},
+		} {
+			if d := s.Decide(c); d.Action != Block || d.State != "offer-changed" || !strings.Contains(d.Reason, "approve docs --tools") {
+				t.Errorf("%v, %s %v: %+v", diff, c.ToolName, c.Input, d)
+			}
+		}
+		if d := s.Decide(Call{ToolName: "mcp", Input: map[string]any{"server": "docs", "tool": "echo"}}); d.Action != Allow {
+			t.Errorf("%v: the unchanged echo: %+v", diff, d)
+		}
+	}
+}

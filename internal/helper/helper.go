@@ -366,6 +366,14 @@ func (s *Server) dispatch(method string, params json.RawMessage) (any, error) {
 		return en.Report(p.Tools)
 	case "state":
 		return en.State()
+	case "withheld":
+		var p struct {
+			Tools []engine.OfferedTool `json:"tools"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, badParams(err)
+		}
+		return en.Withheld(p.Tools)
 	}
 	return nil, &Error{Code: "unknown-method", Message: fmt.Sprintf("unknown method %q", method)}
 }

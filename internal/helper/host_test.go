@@ -144,7 +144,7 @@ func pinnedWorld(t *testing.T, tool string) (home, cwd string, cache func(desc s
 	agent := filepath.Join(home, ".pi", "agent")
 	os.MkdirAll(agent, 0o755)
 	return home, cwd, func(desc string) {
-		os.WriteFile(filepath.Join(agent, "mcp-cache.json"), []byte(`{"version": 1, "servers": {"mine": {"configHash": "x", "cachedAt": 1700000000000,
+		os.WriteFile(filepath.Join(agent, "mcp-cache.json"), []byte(`{"version": 1, "servers": {"mine": {"configHash": "af375b4d92b589036c17924d78f2f7e8b43fee23eb20eaf5d150d0714f08be15", "cachedAt": 1700000000000,
 			"tools": [{"name": "`+tool+`", "description": "`+desc+`"}, {"name": "other"}], "resources": []}}}`), 0o644)
 	}
 }

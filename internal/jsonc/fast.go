@@ -337,7 +337,7 @@ func (d *decoder) hex4() (rune, bool) {
 }
 
 // number reads JSON's number grammar and converts as numbers does: the
-// nearest float64, ±Inf beyond its range.
+// nearest float64, or the json.Number written beyond its range.
 func (d *decoder) number() (any, bool) {
 	start := d.i
 	if d.s[d.i] == '-' {
@@ -379,6 +379,7 @@ func (d *decoder) number() (any, bool) {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange || d.strict {
 			return nil, false // encoding/json refuses what float64 cannot hold
 		}
+		return json.Number(d.s[start:d.i]), true // as numbers keeps it
 	}
 	return f, true
 }

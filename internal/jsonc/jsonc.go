@@ -4,7 +4,9 @@
 // they differ from Go's own decoding, this package follows them: an
 // unterminated line comment at the end is fine, an unterminated block
 // comment is not, a byte-order mark is a syntax error, "[,]" is an empty
-// array, a number beyond float64 is ±Infinity, duplicate keys keep the last.
+// array, a number beyond float64 is ±Infinity (kept as the json.Number
+// written, which the digest reads as JavaScript does), duplicate keys keep
+// the last.
 // The differential test in test/e2e runs the adapter's own
 // parseJsonWithComments on the same inputs.
 package jsonc
@@ -39,7 +41,8 @@ var ErrBeyondLimits = errors.New("the document is beyond what piagent can read")
 
 // Parse decodes data. Blank reports a document that holds nothing but
 // whitespace and comments, which the adapter treats as an absent file; value
-// is nil then. Numbers decode as float64, as JavaScript holds them.
+// is nil then. Numbers decode as float64, as JavaScript holds them; one
+// beyond float64's range as the json.Number written.
 func Parse(data []byte) (value any, blank bool, err error) {
 	text := DecodeUTF8(data)
 	if v, ok := fastDecode(text); ok {
@@ -257,13 +260,19 @@ func jsTrim(s string) string {
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// numbers turns json.Number into the float64 JavaScript holds: beyond
-// float64 it is ±Infinity, below it 0.
+// numbers turns json.Number into the float64 JavaScript holds. A literal
+// beyond float64 (JavaScript holds ±Infinity, or 0 below its range) stays
+// the json.Number as written: encoding/json writes it back as written, so
+// a preview shows "1e400" and never fails on it, and the digest reads it
+// as JavaScript does (issue 39, item 5).
 func numbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
+		if errors.Is(err, strconv.ErrRange) {
+			return x
+		}
+		if err != nil {
 			return math.NaN() // cannot happen: the decoder checked the grammar
 		}
 		return f

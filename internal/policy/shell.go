@@ -221,7 +221,7 @@ func (p *Policy) shellPathBlock(w shWord, f *Facts, hs []string, read bool) (Dec
 		code, verb = CodeShellProtectedRead, "reads"
 	}
 	if !w.Dynamic {
-		for _, v := range variants(w.Lit) {
+		for _, v := range variants(w.Lit, "") {
 			if pat, ok := p.protectedHit(v, f, hs, read, true); ok {
 				return Decision{Action: ActionBlock, Code: code, Rule: pat, Subject: w.Lit,
 					Reason: fmt.Sprintf("the shell command %s %q, a protected path (rule %q), so it is blocked like the read and write tools", verb, w.Lit, pat)}, true

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 )
 
 // TestDifferentialToolPath compares piagent's reading of a file tool's path
@@ -67,5 +69,69 @@ func TestDifferentialToolPath(t *testing.T) {
 	}
 	if !t.Failed() {
 		t.Logf("%d paths: piagent and Pi %s agree on each", len(table), deps.pi)
+	}
+}
+
+// TestDifferentialPiForms (issue 39, item 6): for a no-break-space write
+// and the five read variants, the file the Pi under test really opens
+// (resolveToCwd, resolveReadPath, on files that exist on disk in the
+// macOS form) is the protected one, and piagent's policy blocks the call
+// as written. The control: Pi opens the macOS form, not the name written.
+func TestDifferentialPiForms(t *testing.T) {
+	t.Parallel()
+	requireE2E(t)
+	cwd := t.TempDir()
+	cases := []struct {
+		written, onDisk string
+		read            bool
+	}{
+		{"secret\u00a0file.txt", "secret file.txt", false},
+		{"secret\u00a0file.txt", "secret file.txt", true},
+		{"Screenshot 1 PM.png", "Screenshot 1\u202fPM.png", true},
+		{"caf\u00e9.note", "cafe\u0301.note", true},
+		{"it's.note", "it\u2019s.note", true},
+		{"r\u00e9sum\u00e9 d'\u00e9t\u00e9.note", "re\u0301sume\u0301 d\u2019e\u0301te\u0301.note", true},
+	}
+	var in bytes.Buffer
+	var protected []string
+	for _, c := range cases {
+		if err := os.WriteFile(filepath.Join(cwd, c.onDisk), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		protected = append(protected, c.onDisk)
+		line, _ := json.Marshal(map[string]any{"path": c.written, "cwd": cwd, "read": c.read})
+		in.Write(append(line, '\n'))
+	}
+	piDir := filepath.Dir(filepath.Dir(filepath.Dir(deps.piCLI)))
+	cmd := exec.Command(deps.node, Fixture("resolve-path.mjs"), piDir)
+	cmd.Env = []string{"PATH=" + deps.nodeBin, "HOME=/nonexistent"}
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("resolve-path.mjs: %v", err)
+	}
+	user, _ := json.Marshal(map[string]any{"version": 1, "protectedPaths": protected})
+	pol, err := policy.Merge(policy.Input{File: "/nonexistent/.pi/piagent-policy.json", Data: user}, policy.Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for i := 0; sc.Scan(); i++ {
+		c := cases[i]
+		var pi struct{ Resolved, Error string }
+		json.Unmarshal(sc.Bytes(), &pi)
+		if pi.Resolved != filepath.Join(cwd, c.onDisk) {
+			t.Errorf("control %q: Pi %s opens %q, not the file on disk %q", c.written, deps.pi, pi.Resolved, c.onDisk)
+			continue
+		}
+		tool, in := "write", map[string]any{"path": c.written, "content": "x"}
+		if c.read {
+			tool, in = "read", map[string]any{"path": c.written}
+		}
+		insp := policy.Inspect(policy.Call{ToolName: tool, Input: in})
+		d := pol.DecideInspection(&insp, policy.Facts{Home: "/nonexistent", Cwd: cwd, ProjectRoot: cwd})
+		if d.Action != policy.ActionBlock || d.Code != policy.CodeProtectedPath {
+			t.Errorf("%s %q: Pi %s opens the protected %q, piagent answers %+v", tool, c.written, deps.pi, c.onDisk, d)
+		}
 	}
 }

@@ -16,6 +16,7 @@
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
 //   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
 //   STUB_HIDDEN=a,b        state lists these tools as hidden (their catalogue changed)
+//   STUB_WITHHELD=a,b      withheld answers that these tools (when offered) are withheld
 //   STUB_TRUST=yes|no      host answers that trust.json decided the project so (unset: no entry)
 //   STUB_TRANSCRIPT=FILE   replay FILE (internal/helper/testdata/transcripts): each request must
 //                          be the transcript's next one ($PROJECT is --project, $HOME is
@@ -147,6 +148,14 @@ const methods = {
       ? { trusted: process.env.STUB_TRUST === "yes", decided: true, from: project }
       : { trusted: false, decided: false },
   }),
+  withheld: (p) => {
+    const names = new Set((process.env.STUB_WITHHELD ?? "").split(",").filter(Boolean));
+    return {
+      withheld: (p.tools ?? []).filter((t) => names.has(t.name)).map((t) => ({
+        name: t.name, server: "mine", code: "catalogue-changed", reason: `${t.name} changed since it was pinned`, fix: "piagent-mcp approve mine --tools",
+      })),
+    };
+  },
   state: () => ({
     project,
     fullBlock: false,
