@@ -16,8 +16,19 @@ export const PROTOCOL_VERSION = 1;
 
 /** How long a request may wait for its answer. */
 export const REQUEST_TIMEOUT_MS = 2000;
-/** How long a start may wait for the handshake line. */
+/** How long a start may wait for the handshake line, unless configured. */
 export const START_TIMEOUT_MS = 5000;
+
+/**
+ * How long a start may wait for the handshake line:
+ * PIAGENT_HELPER_START_TIMEOUT_MS when it is a whole number of milliseconds
+ * above zero (a loaded machine, a slow disk), else START_TIMEOUT_MS. Any
+ * other value is ignored: the default still bounds the wait.
+ */
+export function startTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = (env.PIAGENT_HELPER_START_TIMEOUT_MS ?? "").trim();
+  return /^[1-9][0-9]{0,8}$/.test(v) ? Number(v) : START_TIMEOUT_MS;
+}
 
 /** The first line the helper writes. */
 export interface Handshake {
@@ -58,6 +69,9 @@ export function piagentBinary(env: NodeJS.ProcessEnv = process.env): string {
 
 /** How to make piagent findable, for messages. */
 export const FIND_HINT = "check that `piagent` is on PATH or set PIAGENT_BIN to its path";
+
+/** What to do about a slow start, for messages. */
+export const START_HINT = "on a slow or loaded machine, allow it longer: PIAGENT_HELPER_START_TIMEOUT_MS=15000";
 
 /** How to pair the extension with the binary, for messages. */
 export const MATCH_HINT = "install the extension that matches the binary: pi install \"$(piagent extension path)\"";
@@ -105,9 +119,10 @@ class Connection {
     });
     // A start that fails before anyone awaits must not be an unhandled rejection.
     this.ready.catch(() => {});
+    const startTimeout = startTimeoutMs();
     const startTimer = setTimeout(() => {
-      this.fail(`it did not send its handshake within ${START_TIMEOUT_MS / 1000}s`);
-    }, START_TIMEOUT_MS);
+      this.fail(`it did not send its handshake within ${startTimeout / 1000}s`, START_HINT);
+    }, startTimeout);
     this.pending.set(0, {
       method: "handshake",
       timer: startTimer,

@@ -39,7 +39,7 @@ import {
   unavailableReason,
   withheldText,
 } from "./guard.ts";
-import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
+import { HelperError, startTimeoutMs } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { sandboxedOperations } from "./sandbox.ts";
 
@@ -498,7 +498,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   const stepAside = known !== undefined
     ? Promise.resolve(takeMcp(known))
     : guard
-      .host(process.cwd(), process.argv.slice(2), START_TIMEOUT_MS)
+      .host(process.cwd(), process.argv.slice(2), startTimeoutMs())
       .then((h) => h?.stepAside !== false, () => true)
       .then(takeMcp);
 

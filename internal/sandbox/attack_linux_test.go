@@ -15,13 +15,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/testenv"
 )
 
 var piagentBin, attackBin, faultBin string
@@ -296,22 +296,45 @@ func TestUnixSocketRefused(t *testing.T) {
 }
 
 // TestKillHelperRefused: a confined command cannot signal a process outside
-// its sandbox (the helper).
+// its sandbox (the helper). The helper is this test's child, reaped by Wait
+// in a goroutine: a kill that got through ends that Wait, which Signal(0) on
+// an unreaped child (a zombie still answers it) could never show. The
+// control kills the same kind of process unconfined and sees its Wait end.
 func TestKillHelperRefused(t *testing.T) {
 	if st := needSandbox(t); !st.Scoped {
 		t.Skip("Landlock ABI < 6: no signal scoping")
 	}
 	w := newWorld(t)
-	helper := exec.Command("sleep", "60")
-	must(t, helper.Start())
-	defer helper.Process.Kill()
+	start := func() (*exec.Cmd, chan error) {
+		helper := exec.Command("sleep", "600")
+		must(t, helper.Start())
+		t.Cleanup(func() { helper.Process.Kill() })
+		done := make(chan error, 1)
+		go func() { done <- helper.Wait() }()
+		return helper, done
+	}
+
+	control, controlDone := start()
+	if out, err := exec.Command("sh", "-c", fmt.Sprintf("kill -9 %d", control.Process.Pid)).CombinedOutput(); err != nil {
+		t.Fatalf("control: kill unconfined failed: %v %s", err, out)
+	}
+	select {
+	case <-controlDone:
+	case <-time.After(testenv.Slow(10 * time.Second)):
+		t.Fatal("control: the unconfined kill did not end the process; this test cannot tell a refused kill")
+	}
+
+	helper, done := start()
 	out, err := w.run(t, fmt.Sprintf("kill -9 %d", helper.Process.Pid))
 	if err == nil {
 		t.Errorf("kill succeeded: %s", out)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if err := helper.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Errorf("the helper is gone: %v", err)
+	// A SIGKILL that got through has ended the helper by the time kill
+	// returns; two seconds are plenty for Wait to see it.
+	select {
+	case err := <-done:
+		t.Errorf("the helper is gone: %v (sandboxed kill: %s)", err, out)
+	case <-time.After(testenv.Slow(2 * time.Second)):
 	}
 }
 

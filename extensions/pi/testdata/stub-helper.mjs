@@ -9,9 +9,12 @@
 //   STUB_LOG=FILE          append every request line (and "start") to FILE
 //   STUB_APPROVED=a,b      servers that decide and broker allow
 //   STUB_HANDSHAKE=bad     send a handshake with the wrong protocol version
+//   STUB_HANDSHAKE=none    never send the handshake
 //   STUB_EXIT_AFTER=N      exit (status 3) when request N+1 arrives, without answering it
 //   STUB_HANG=METHOD       never answer METHOD
 //   STUB_ERROR=METHOD      answer METHOD with an in-band error
+//   STUB_GARBAGE=METHOD    answer METHOD with a line that is not JSON
+//   STUB_NULL=METHOD       answer METHOD with a null result
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
 //   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
 //   STUB_HIDDEN=a,b        state lists these tools as hidden (their catalogue changed)
@@ -76,7 +79,9 @@ let served = 0;
 
 log(`start ${project}`);
 const send = (o) => process.stdout.write(JSON.stringify(o) + "\n");
-send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+if (process.env.STUB_HANDSHAKE !== "none") {
+  send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+}
 
 function decide(p) {
   const input = p.input ?? {};
@@ -187,6 +192,14 @@ process.stdin.on("data", (s) => {
       continue;
     }
     if (process.env.STUB_HANG === req.method) continue;
+    if (process.env.STUB_GARBAGE === req.method) {
+      process.stdout.write(`<html>${req.id}</html>\n`);
+      continue;
+    }
+    if (process.env.STUB_NULL === req.method) {
+      send({ id: req.id, result: null });
+      continue;
+    }
     if (process.env.STUB_ERROR === req.method) {
       send({ id: req.id, error: { code: "internal", message: `stub error for ${req.method}` } });
       continue;
