@@ -176,10 +176,17 @@ func (w *world) snapshot(t *testing.T) map[string]string {
 	return out
 }
 
+// testVars are the variables the attack scripts name: the attack program
+// ($A) and the forged files ($F). The sandbox's environment is an
+// allow-list, so they are passed by name (--keep-env); without that, "$A"
+// is empty under the sandbox and an attack through it could never work,
+// whatever the sandbox did (issue 41: TestSeams' attacks were vacuous).
+const testVars = "A,F"
+
 // run runs a bash command line under `piagent sandbox exec` in the project.
 func (w *world) run(t *testing.T, script string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(piagentBin, "sandbox", "exec", "--", "/bin/bash", "-c", script)
+	cmd := exec.Command(piagentBin, "sandbox", "exec", "--keep-env", testVars, "--", "/bin/bash", "-c", script)
 	cmd.Dir, cmd.Env = w.proj, w.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -271,7 +278,7 @@ func (w *world) attack(t *testing.T, bin string, env []string, attacks map[strin
 	t.Helper()
 	before := w.snapshot(t)
 	for _, name := range slices.Sorted(maps.Keys(attacks)) {
-		cmd := exec.Command(bin, "sandbox", "exec", "--", "/bin/bash", "-c", attacks[name])
+		cmd := exec.Command(bin, "sandbox", "exec", "--keep-env", testVars, "--", "/bin/bash", "-c", attacks[name])
 		cmd.Dir, cmd.Env = w.proj, env
 		outb, _ := cmd.CombinedOutput()
 		out := string(outb)
