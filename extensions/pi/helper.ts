@@ -16,8 +16,19 @@ export const PROTOCOL_VERSION = 1;
 
 /** How long a request may wait for its answer. */
 export const REQUEST_TIMEOUT_MS = 2000;
-/** How long a start may wait for the handshake line. */
+/** How long a start may wait for the handshake line, unless configured. */
 export const START_TIMEOUT_MS = 5000;
+
+/**
+ * How long a start may wait for the handshake line:
+ * PIAGENT_HELPER_START_TIMEOUT_MS when it is a whole number of milliseconds
+ * above zero (a loaded machine, a slow disk), else START_TIMEOUT_MS. Any
+ * other value is ignored: the default still bounds the wait.
+ */
+export function startTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = (env.PIAGENT_HELPER_START_TIMEOUT_MS ?? "").trim();
+  return /^[1-9][0-9]{0,8}$/.test(v) ? Number(v) : START_TIMEOUT_MS;
+}
 
 /** The first line the helper writes. */
 export interface Handshake {
@@ -61,6 +72,9 @@ export function piagentBinary(env: NodeJS.ProcessEnv = process.env): string {
 /** How to make piagent findable, for messages. */
 export const FIND_HINT = "check that `piagent` is on PATH or set PIAGENT_BIN to its path";
 
+/** What to do about a slow start, for messages. */
+export const START_HINT = "on a slow or loaded machine, allow it longer: PIAGENT_HELPER_START_TIMEOUT_MS=15000";
+
 /** How to pair the extension with the binary, for messages. */
 export const MATCH_HINT = "install the extension that matches the binary: pi install \"$(piagent extension path)\"";
 
@@ -85,7 +99,7 @@ class Connection {
   private ready: Promise<Handshake>;
   private onDeath: () => void;
 
-  constructor(bin: string, project: string, onDeath: () => void, startTimeoutMs = START_TIMEOUT_MS) {
+  constructor(bin: string, project: string, onDeath: () => void, startTimeoutOverride?: number) {
     this.onDeath = onDeath;
     this.child = spawn(bin, ["guard", "serve", "--project", project], {
       cwd: project,
@@ -107,9 +121,10 @@ class Connection {
     });
     // A start that fails before anyone awaits must not be an unhandled rejection.
     this.ready.catch(() => {});
+    const startTimeout = startTimeoutOverride ?? startTimeoutMs();
     const startTimer = setTimeout(() => {
-      this.guarded(() => this.fail(`it did not send its handshake within ${startTimeoutMs / 1000}s`));
-    }, startTimeoutMs);
+      this.guarded(() => this.fail(`it did not send its handshake within ${startTimeout / 1000}s`, START_HINT));
+    }, startTimeout);
     this.pending.set(0, {
       method: "handshake",
       timer: startTimer,
@@ -289,7 +304,7 @@ export class HelperClient {
   private conn: Connection | undefined;
   private project: string | undefined;
   private readonly bin: () => string;
-  private readonly startTimeoutMs: number;
+  private readonly startTimeoutOverride: number | undefined;
   /**
    * The absolute path the first helper reported. Once known it is the only
    * binary ever started again: a `piagent` planted earlier on PATH after
@@ -299,9 +314,9 @@ export class HelperClient {
   private restartBin: string | undefined;
   private resolvedSandbox: string | undefined;
 
-  constructor(bin: () => string = () => piagentBinary(), startTimeoutMs = START_TIMEOUT_MS) {
+  constructor(bin: () => string = () => piagentBinary(), startTimeoutOverride?: number) {
     this.bin = bin;
-    this.startTimeoutMs = startTimeoutMs;
+    this.startTimeoutOverride = startTimeoutOverride;
   }
 
   /** The helper's absolute path once a helper has answered. */
@@ -348,7 +363,7 @@ export class HelperClient {
     const start = configured.startsWith("/") ? configured : (this.restartBin ?? configured);
     const conn: Connection = new Connection(start, project, () => {
       if (this.conn === conn) this.conn = undefined;
-    }, this.startTimeoutMs);
+    }, this.startTimeoutOverride);
     this.conn = conn;
     conn.start().then(
       (h) => {

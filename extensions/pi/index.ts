@@ -47,7 +47,7 @@ import {
   unavailableReason,
   withheldText,
 } from "./guard.ts";
-import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
+import { HelperError, startTimeoutMs } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { type SandboxBinary, sandboxedOperations } from "./sandbox.ts";
 import { DISCOVERY_GLOBALS, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
@@ -619,7 +619,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   const stepAside = known !== undefined
     ? Promise.resolve(takeMcp(known))
     : guard
-      .host(process.cwd(), process.argv.slice(2), START_TIMEOUT_MS)
+      .host(process.cwd(), process.argv.slice(2), startTimeoutMs())
       .then((h) => h?.stepAside !== false, () => true)
       .then(takeMcp);
 

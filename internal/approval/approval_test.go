@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/piagent/piagent/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -40,7 +42,7 @@ func helperMain() int {
 		return 2
 	}
 	store, proj, server, start := parts[0], parts[1], parts[2], parts[3]
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testenv.Slow(30 * time.Second))
 	for {
 		if _, err := os.Stat(start); err == nil {
 			break

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/testenv"
 )
 
 // fakePi writes an executable shell script and returns an Env that runs
@@ -73,7 +74,7 @@ while :; do sleep 0.05; done
 	root := strings.TrimPrefix(env.Environ[3], "ROOT=")
 	done := make(chan int, 1)
 	go func() { done <- Main("piagent", []string{"pi"}, env) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Slow(10 * time.Second))
 	for {
 		if _, err := os.Stat(filepath.Join(root, "ready")); err == nil {
 			break
@@ -91,7 +92,7 @@ while :; do sleep 0.05; done
 		if code != 7 {
 			t.Errorf("exit %d, want Pi's 7", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Slow(10 * time.Second)):
 		t.Fatal("piagent pi did not return after SIGTERM")
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "got")); strings.TrimSpace(string(data)) != "TERM" {

@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/testenv"
 )
 
 type client struct {
@@ -161,7 +162,7 @@ func TestHelperErrorsInBand(t *testing.T) {
 		if !errors.Is(err, ErrFraming) {
 			t.Errorf("Serve returned %v, want ErrFraming", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Slow(5 * time.Second)):
 		t.Fatal("helper did not exit on broken framing")
 	}
 }

@@ -66,8 +66,12 @@ func TestParseKeepsInput(t *testing.T) {
 	}
 }
 
+// FuzzParse: the parse is stable; and the oracle: on every input that
+// encoding/json also accepts (plain JSON, valid UTF-8), the two agree on
+// the value. JSONC only adds comments and trailing commas; it must not
+// read plain JSON differently.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, "// c\n{}", "{,}", "[1,2,]", `"x"`, "/* */"} {
+	for _, s := range []string{`{"a":1}`, "// c\n{}", "{,}", "[1,2,]", `"x"`, "/* */", `{"a":{"b":[1,"\u00e9",null,true]},"a":2}`, `"\ud83d\ude00 \u2028"`, `-0.5e-3`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -75,6 +79,16 @@ func FuzzParse(f *testing.F) {
 		v2, b2, err2 := Parse(data)
 		if (err1 == nil) != (err2 == nil) || b1 != b2 || !cmp.Equal(v1, v2) {
 			t.Fatalf("unstable parse")
+		}
+		if !utf8.Valid(data) {
+			return // replacement characters: jsonc follows the adapter's decoder (WHATWG), not Go's
+		}
+		var want any
+		if json.Unmarshal(data, &want) != nil || err1 != nil || b1 {
+			return
+		}
+		if !cmp.Equal(v1, want) {
+			t.Fatalf("Parse(%q) = %#v; encoding/json reads %#v", data, v1, want)
 		}
 	})
 }

@@ -67,7 +67,6 @@ func bigFixture(tb testing.TB, n int) string {
 
 func TestBigFixture(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := bigFixture(t, 1000)
 	v := loadAt(t, root, "home/work/proj", nil)
 	layers := map[string]bool{}
@@ -103,7 +102,6 @@ func BenchmarkLoad1000(b *testing.B) {
 // the view reading them one by one gives, skipped files in the same order.
 // Not parallel: it sets parallelBytes.
 func TestReadFilesSideBySide(t *testing.T) {
-	requireImports(t)
 	root := bigFixture(t, 1000)
 	// two broken layers, one global and one in the project
 	for _, f := range []string{"home/.agents/mcp.json", "home/work/proj/.pi/mcp.json"} {

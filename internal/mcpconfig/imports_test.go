@@ -11,20 +11,8 @@ import (
 	"github.com/piagent/piagent/internal/imports"
 )
 
-// requireImports skips while internal/imports is still a stub.
-func requireImports(t *testing.T) {
-	t.Helper()
-	defer func() {
-		if recover() != nil {
-			t.Skip("internal/imports.Read is not implemented yet")
-		}
-	}()
-	imports.Read("cursor", t.TempDir(), t.TempDir())
-}
-
 func TestImportsPerLayer(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := fixture(t, `
 -- home/.cursor/mcp.json --
 {"mcpServers": {"dup": {"command": "cursor", "env": {"A": "1"}}, "cur": {"command": "cur"}, "toString": {"command": "lost"}}}
@@ -114,7 +102,6 @@ func kindsOf(ts []ImportTarget) []string {
 
 func TestImportFromGlobalIsNotRepository(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := fixture(t, `
 -- home/.cursor/mcp.json --
 {"mcpServers": {"cur": {"command": "cur"}}}
@@ -130,7 +117,6 @@ func TestImportFromGlobalIsNotRepository(t *testing.T) {
 
 func TestHostDiscovery(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	const hostFiles = `
 -- home/.cursor/mcp.json --
 {"mcpServers": {"cur": {"command": "cur"}, "both": {"command": "cursor", "env": {"A": "1"}}}}
@@ -192,7 +178,6 @@ func TestHostDiscovery(t *testing.T) {
 
 func TestHostDiscoveryOffInExclusive(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := fixture(t, `
 -- home/.cursor/mcp.json --
 {"mcpServers": {"cur": {"command": "cur"}}}
@@ -207,7 +192,6 @@ func TestHostDiscoveryOffInExclusive(t *testing.T) {
 
 func TestUnreadableImportReported(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := fixture(t, `
 -- home/proj/.vscode/mcp.json --
 {"mcpServers": {
@@ -228,7 +212,6 @@ func TestUnreadableImportReported(t *testing.T) {
 
 func TestImportPrototypeKindIsFatal(t *testing.T) {
 	t.Parallel()
-	requireImports(t)
 	root := fixture(t, `
 -- home/proj/.mcp.json --
 {"imports": ["constructor"], "mcpServers": {"p": {"command": "p"}}}

@@ -16,7 +16,7 @@ import (
 	"github.com/piagent/piagent/internal/guard"
 )
 
-// The command corpus (testdata/commands.txt) scores the command reader as a
+// The command corpus scores the command reader as a
 // person meets it: the whole engine the extension asks (gate self-protection
 // and the tool policy), in the default mode sourceWrite, in a git project
 // with uncommitted work and a .env. Each line is
@@ -30,6 +30,14 @@ import (
 // (destructive_command_guard's corpora), codex (Codex's command-safety
 // vectors), report (public permission-bypass reports), issue (issue 22's
 // examples), daily (everyday use).
+//
+// Two files (issue 41). testdata/commands.txt is the tuned corpus: the
+// reader was changed until every case passed, so its score is a condition,
+// not a measurement, and every miss fails TestCommandCorpus.
+// testdata/commands-heldout.txt holds cases written without looking at the
+// rules, each batch scored before any change for it: its score is the
+// reader's measurement, printed by TestCommandCorpusHeldOut, which fails
+// only below the floor set from the score at entry.
 
 type corpusCase struct {
 	line        int
@@ -37,9 +45,9 @@ type corpusCase struct {
 	command     string
 }
 
-func readCorpus(t *testing.T) []corpusCase {
+func readCorpus(t *testing.T, name string) []corpusCase {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "commands.txt"))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,26 +64,26 @@ func readCorpus(t *testing.T) []corpusCase {
 		}
 		parts := strings.SplitN(line, "\t", 3)
 		if len(parts) != 3 {
-			t.Fatalf("commands.txt:%d: want tag, expect and command separated by tabs", n)
+			t.Fatalf("%s:%d: want tag, expect and command separated by tabs", name, n)
 		}
 		c := corpusCase{line: n, tag: parts[0], expect: parts[1], command: parts[2]}
 		if strings.HasPrefix(c.command, `"`) {
 			if c.command, err = strconv.Unquote(c.command); err != nil {
-				t.Fatalf("commands.txt:%d: %v", n, err)
+				t.Fatalf("%s:%d: %v", name, n, err)
 			}
 		}
 		switch c.tag {
 		case "dcg", "codex", "report", "issue", "daily":
 		default:
-			t.Fatalf("commands.txt:%d: unknown tag %q", n, c.tag)
+			t.Fatalf("%s:%d: unknown tag %q", name, n, c.tag)
 		}
 		switch c.expect {
 		case "danger", "daily", "block", "confirm", "allow":
 		default:
-			t.Fatalf("commands.txt:%d: unknown expectation %q", n, c.expect)
+			t.Fatalf("%s:%d: unknown expectation %q", name, n, c.expect)
 		}
 		if prev, dup := seen[c.command]; dup {
-			t.Fatalf("commands.txt:%d: the same command as line %d", n, prev)
+			t.Fatalf("%s:%d: the same command as line %d", name, n, prev)
 		}
 		seen[c.command] = n
 		cs = append(cs, c)
@@ -147,11 +155,27 @@ func corpusWorld(t *testing.T) (home, proj string) {
 	return home, proj
 }
 
-func TestCommandCorpus(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+// corpusScore is what the engine made of a corpus.
+type corpusScore struct {
+	danger, caught, daily, allowed int
+	byTag                          map[string][2]int // cases, as expected
+	misses                         []string
+}
+
+func (sc corpusScore) String() string {
+	pc := func(a, b int) float64 { return 100 * float64(a) / float64(b) }
+	var tags []string
+	for _, tag := range slices.Sorted(maps.Keys(sc.byTag)) {
+		v := sc.byTag[tag]
+		tags = append(tags, fmt.Sprintf("%s %d/%d", tag, v[1], v[0]))
 	}
-	cases := readCorpus(t)
+	return fmt.Sprintf("%d cases; dangerous caught %d/%d (%.1f%%); everyday allowed %d/%d (%.1f%%); as expected by source: %s",
+		sc.danger+sc.daily, sc.caught, sc.danger, pc(sc.caught, sc.danger), sc.allowed, sc.daily, pc(sc.allowed, sc.daily), strings.Join(tags, ", "))
+}
+
+// scoreCorpus runs every case through the engine in the corpus world.
+func scoreCorpus(t *testing.T, name string, cases []corpusCase) corpusScore {
+	t.Helper()
 	home, proj := corpusWorld(t)
 	s := &engine.Engine{Home: home, Cwd: proj,
 		Getenv: func(k string) string {
@@ -160,8 +184,7 @@ func TestCommandCorpus(t *testing.T) {
 			}
 			return ""
 		}}
-	var danger, caught, daily, allowed int
-	byTag := map[string][2]int{}
+	sc := corpusScore{byTag: map[string][2]int{}}
 	for _, c := range cases {
 		d := s.Check(guard.Call{ToolName: "bash", Input: map[string]any{"command": c.command}})
 		ok := false
@@ -177,41 +200,89 @@ func TestCommandCorpus(t *testing.T) {
 			ok = d.Action == c.expect
 		}
 		if isDanger {
-			danger++
+			sc.danger++
 			if d.Action == guard.Block || d.Action == guard.Confirm {
-				caught++
+				sc.caught++
 			}
 		} else {
-			daily++
+			sc.daily++
 			if d.Allowed() {
-				allowed++
+				sc.allowed++
 			}
 		}
-		bt := byTag[c.tag]
+		bt := sc.byTag[c.tag]
 		bt[0]++
 		if ok {
 			bt[1]++
 		}
-		byTag[c.tag] = bt
+		sc.byTag[c.tag] = bt
 		if !ok {
-			t.Errorf("commands.txt:%d [%s] want %s, got %s (%s): %q\n\t%s", c.line, c.tag, c.expect, d.Action, d.Code, c.command, d.Reason)
+			sc.misses = append(sc.misses, fmt.Sprintf("%s:%d [%s] want %s, got %s (%s): %q\n\t%s", name, c.line, c.tag, c.expect, d.Action, d.Code, c.command, d.Reason))
 		}
 	}
-	if danger == 0 || daily == 0 {
-		t.Fatalf("the corpus needs both kinds: %d dangerous, %d everyday", danger, daily)
+	if sc.danger == 0 || sc.daily == 0 {
+		t.Fatalf("%s needs both kinds: %d dangerous, %d everyday", name, sc.danger, sc.daily)
 	}
-	pc := func(a, b int) float64 { return 100 * float64(a) / float64(b) }
-	var tags []string
-	for _, tag := range slices.Sorted(maps.Keys(byTag)) {
-		v := byTag[tag]
-		tags = append(tags, fmt.Sprintf("%s %d/%d", tag, v[1], v[0]))
+	return sc
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("git is not installed; CI must score the command corpus")
+		}
+		t.Skip("git is not installed")
 	}
-	t.Logf("command corpus: %d cases; dangerous caught %d/%d (%.1f%%); everyday allowed %d/%d (%.1f%%); as expected by source: %s",
-		len(cases), caught, danger, pc(caught, danger), allowed, daily, pc(allowed, daily), strings.Join(tags, ", "))
+}
+
+// TestCommandCorpus: the tuned corpus, every case as expected.
+func TestCommandCorpus(t *testing.T) {
+	needGit(t)
+	cases := readCorpus(t, "commands.txt")
+	sc := scoreCorpus(t, "commands.txt", cases)
+	for _, m := range sc.misses {
+		t.Error(m)
+	}
+	t.Logf("command corpus (tuned, every case must pass): %s", sc)
 	if len(cases) < 1000 {
 		t.Errorf("the corpus has %d cases; it must keep at least 1,000", len(cases))
 	}
-	if pc(caught, danger) < 99 || pc(allowed, daily) < 99 {
-		t.Errorf("scores below 99%%: dangerous caught %.1f%%, everyday allowed %.1f%%", pc(caught, danger), pc(allowed, daily))
+}
+
+// The held-out corpus's floor: its score at entry (batch 1, commit b6da900:
+// dangerous caught 87/97, everyday allowed 97/100). Lower them only in the
+// commit that adds a batch, to that batch's score at entry, and say so.
+const (
+	heldOutDangerFloor = 87.0 / 97
+	heldOutDailyFloor  = 97.0 / 100
+)
+
+// TestCommandCorpusHeldOut: the reader's measured score, on cases written
+// without looking at its rules. A miss is listed, not failed: the test fails
+// only when a score falls below its floor, or when a held-out case has been
+// copied into the tuned corpus.
+func TestCommandCorpusHeldOut(t *testing.T) {
+	needGit(t)
+	held := readCorpus(t, "commands-heldout.txt")
+	tuned := map[string]int{}
+	for _, c := range readCorpus(t, "commands.txt") {
+		tuned[c.command] = c.line
+	}
+	for _, c := range held {
+		if line, ok := tuned[c.command]; ok {
+			t.Errorf("commands-heldout.txt:%d is also commands.txt:%d; a held-out case stays only in the held-out file", c.line, line)
+		}
+	}
+	sc := scoreCorpus(t, "commands-heldout.txt", held)
+	for _, m := range sc.misses {
+		t.Log("miss: " + m)
+	}
+	t.Logf("command corpus (held out; at entry: dangerous caught 87/97, everyday allowed 97/100): %s", sc)
+	if float64(sc.caught)/float64(sc.danger) < heldOutDangerFloor {
+		t.Errorf("held-out dangerous caught %d/%d, below the floor of 87/97", sc.caught, sc.danger)
+	}
+	if float64(sc.allowed)/float64(sc.daily) < heldOutDailyFloor {
+		t.Errorf("held-out everyday allowed %d/%d, below the floor of 97/100", sc.allowed, sc.daily)
 	}
 }

@@ -6,6 +6,11 @@ import (
 	"testing"
 )
 
+// FuzzExtract: every decision is well formed; and the oracle: the mcp
+// proxy takes a tool's args as a JSON object or as a string holding one
+// (the adapter parses it), so the string may be judged more strictly than
+// the parsed form (its text is read as content too), never less: a model
+// cannot loosen a decision by quoting its arguments.
 func FuzzExtract(f *testing.F) {
 	seeds := []struct{ tool, input string }{
 		{"read", `{"path": ".env"}`},
@@ -41,10 +46,30 @@ func FuzzExtract(f *testing.F) {
 		if d.Action == ActionBlock && d.Reason == "" {
 			t.Fatalf("block without a reason: %+v", d)
 		}
+		var args map[string]any
+		if json.Unmarshal([]byte(input), &args) == nil && args != nil {
+			asString := p.Decide(Call{ToolName: "mcp", Input: map[string]any{"tool": tool, "args": input}}, testFacts())
+			parsed := p.Decide(Call{ToolName: "mcp", Input: map[string]any{"tool": tool, "args": args}}, testFacts())
+			if strictness(asString.Action) < strictness(parsed.Action) {
+				t.Fatalf("mcp args %s: as a string %s (%s), parsed %s (%s)", input, asString.Action, asString.Code, parsed.Action, parsed.Code)
+			}
+		}
 		out, _ := p.Redact(c, input, testFacts())
 		if strings.Count(out, "\n") > strings.Count(input, "\n") {
 			t.Fatalf("Redact added lines: %q → %q", input, out)
 		}
 		_ = variants(input, "read")
 	})
+}
+
+// strictness orders the actions: allow and warn let the call run, confirm
+// asks a person, block stops it.
+func strictness(action string) int {
+	switch action {
+	case ActionAllow, ActionWarn:
+		return 0
+	case ActionConfirm:
+		return 1
+	}
+	return 2
 }

@@ -1,9 +1,13 @@
 package policy
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/shell"
 )
 
 func TestShell(t *testing.T) {
@@ -119,17 +123,58 @@ func TestShellGlobWithoutExpansion(t *testing.T) {
 	}
 }
 
+// FuzzDecideBash: whatever the line, the decision is one of the four
+// actions; and the oracle: a line the gate's self-protection and the
+// policy together let run (allow or warn) never writes, replaces or links
+// to a registered path, by the reader's own Writes, Trees and Links (each
+// literal path joined to every folder the command may run in).
 func FuzzDecideBash(f *testing.F) {
-	for _, s := range []string{"cat .env", "echo 'x", "bash -c 'cat ~/.ssh/id_rsa'", "for f in *; do cat $f; done", "git push", "a=$(cat .e*) && echo $a > .git/x"} {
+	for _, s := range []string{"cat .env", "echo 'x", "bash -c 'cat ~/.ssh/id_rsa'", "for f in *; do cat $f; done", "git push", "a=$(cat .e*) && echo $a > .git/x",
+		"cd .pi && echo '{}' > settings.json", "cp x ~/.pi/piagent-mcp-approvals.json", "mv .git/hooks /tmp/h", "ln -s ~/.pi/agent/settings.json s", "echo x | tee -a .mcp.json"} {
 		f.Add(s)
 	}
 	p := mustMerge(f, "", "")
+	reg := registry.NewSet(registry.List(registry.Input{Home: testHome, AgentDir: filepath.Join(testHome, ".pi", "agent"), Project: testProj, TempDir: "/tmp"}))
+	g := &Guarded{Reg: reg, Home: testHome, Cwd: testProj}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		d := p.Decide(call("bash", "command", cmd), testFacts())
+		in := Inspect(call("bash", "command", cmd))
+		if _, stop := in.Self(g); stop {
+			return
+		}
+		d := p.DecideInspection(&in, testFacts())
 		switch d.Action {
-		case ActionAllow, ActionBlock, ActionConfirm, ActionWarn:
+		case ActionBlock, ActionConfirm:
+			return
+		case ActionAllow, ActionWarn:
 		default:
 			t.Fatalf("action %q", d.Action)
+		}
+		a, err := shell.Parse(cmd)
+		if err != nil {
+			t.Fatalf("%q does not parse (%v) and was let run: %+v", cmd, err, d)
+		}
+		abs := func(w shell.Word) string {
+			if w.Dynamic {
+				return ""
+			}
+			return absPath(testHome, testProj, w.Lit)
+		}
+		for _, w := range append(shell.Writes(a), shell.Links(a)...) {
+			if p := abs(w); p != "" {
+				if r, ok := reg.Match(p); ok {
+					t.Fatalf("%q was let run (%s) and writes or links %s, registered as %s", cmd, d.Action, p, r)
+				}
+			}
+		}
+		for _, w := range shell.Trees(a) {
+			if p := abs(w); p != "" {
+				if r, ok := reg.Match(p); ok {
+					t.Fatalf("%q was let run (%s) and replaces %s, registered as %s", cmd, d.Action, p, r)
+				}
+				if r, ok := reg.Holds(p); ok {
+					t.Fatalf("%q was let run (%s) and replaces %s, which holds %s", cmd, d.Action, p, r)
+				}
+			}
 		}
 	})
 }

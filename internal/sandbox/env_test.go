@@ -25,3 +25,16 @@ func TestFilterEnv(t *testing.T) {
 		t.Errorf("FilterEnv = %v, want %v", got, want)
 	}
 }
+
+// TestFilterEnvDefaultsStillNoCredentials: a name from a family kept by
+// default (LC_*) that looks like a credential does not pass unless the
+// person names it (issue 41, mutation V-credential).
+func TestFilterEnvDefaultsStillNoCredentials(t *testing.T) {
+	env := []string{"LC_ALL=C", "LC_API_TOKEN=t", "LC_SECRET=s", "LC_CTYPE=C.UTF-8"}
+	if got, want := FilterEnv(env, nil), []string{"LC_ALL=C", "LC_CTYPE=C.UTF-8"}; !slices.Equal(got, want) {
+		t.Errorf("FilterEnv = %v, want %v", got, want)
+	}
+	if got, want := FilterEnv(env, []string{"LC_SECRET"}), []string{"LC_ALL=C", "LC_SECRET=s", "LC_CTYPE=C.UTF-8"}; !slices.Equal(got, want) {
+		t.Errorf("FilterEnv with LC_SECRET named = %v, want %v", got, want)
+	}
+}

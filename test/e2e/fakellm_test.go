@@ -81,7 +81,7 @@ func (w *World) StartLLM(steps ...Step) *FakeLLM {
 	}
 	w.t.Cleanup(l.Stop)
 
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(budget(10 * time.Second))
 	for {
 		data, err := os.ReadFile(portFile)
 		if err == nil {
@@ -93,7 +93,7 @@ func (w *World) StartLLM(steps ...Step) *FakeLLM {
 		}
 		if time.Now().After(deadline) {
 			l.Stop()
-			w.t.Fatalf("fake model did not start within 10s; stderr:\n%s", l.stderr)
+			w.t.Fatalf("fake model did not start within %v; stderr:\n%s", budget(10*time.Second), l.stderr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

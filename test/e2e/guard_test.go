@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +25,22 @@ func extensionIndex() string { return filepath.Join(deps.repoRoot, "extensions",
 // TestExtensionUnit runs the extension's own unit tests
 // (extensions/pi/testdata/extension.test.ts) with Node 22's test runner:
 // the protocol client against a stub helper, and every tool_call action,
-// tool_result and broker path against a fake Pi.
+// tool_result and broker path against a fake Pi. Every test the file
+// declares must run and pass: a runner that ran none, or skipped some,
+// fails here (scripts/test.sh runs this as its own stage).
 func TestExtensionUnit(t *testing.T) {
 	t.Parallel()
 	requireE2E(t)
-	cmd := exec.Command(deps.node, "--test", filepath.Join("extensions", "pi", "testdata", "extension.test.ts"))
+	file := filepath.Join("extensions", "pi", "testdata", "extension.test.ts")
+	src, err := os.ReadFile(filepath.Join(deps.repoRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(regexp.MustCompile(`(?m)^test\(`).FindAll(src, -1))
+	if want < 30 {
+		t.Fatalf("%s declares %d top-level tests; want at least 30 (did the file lose its tests?)", file, want)
+	}
+	cmd := exec.Command(deps.node, "--test", file)
 	cmd.Dir = deps.repoRoot
 	cmd.Env = append(os.Environ(), "PATH="+deps.nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	start := time.Now()
@@ -36,9 +49,27 @@ func TestExtensionUnit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("extension unit tests failed: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "# fail 0") {
-		t.Fatalf("unexpected test runner output:\n%s", out)
+	counts := extensionCounts(string(out))
+	for k, v := range map[string]int{"tests": want, "pass": want, "fail": 0, "cancelled": 0, "skipped": 0, "todo": 0} {
+		if got, ok := counts[k]; !ok || got != v {
+			t.Errorf("node --test reported %s %d (present %v), want %d", k, got, ok, v)
+		}
 	}
+	if t.Failed() {
+		t.Logf("runner output:\n%s", out)
+	}
+	t.Logf("extension unit tests: %d of %d passed", counts["pass"], want)
+}
+
+// extensionCounts reads the "# tests N", "# pass N", … summary lines of
+// Node's TAP reporter.
+func extensionCounts(out string) map[string]int {
+	counts := map[string]int{}
+	for _, m := range regexp.MustCompile(`(?m)^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[2])
+		counts[m[1]] = n
+	}
+	return counts
 }
 
 // guardWorld is repoWorld (the marker server repo-tools in the project's

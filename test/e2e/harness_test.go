@@ -34,6 +34,10 @@ func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 func runMain(m *testing.M) int {
 	switch v := os.Getenv("PIAGENT_E2E"); v {
 	case "1":
+		if err := readTiming(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+			return 2
+		}
 		if err := locateDeps(); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: PIAGENT_E2E=1 but the end-to-end dependencies are not usable: %v\n", err)
 			fmt.Fprintf(os.Stderr, "e2e: hint: run scripts/e2e-deps.sh (it runs npm ci in test/e2e/npm)\n")

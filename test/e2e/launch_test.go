@@ -208,7 +208,7 @@ func TestLaunchApproveMidSession(t *testing.T) {
 		return e.Type() == "extension_ui_request" && strings.Contains(msg, "reloading")
 	})
 	// The CLI rewrote the launch file before the extension reloaded.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(budget(15 * time.Second))
 	cfgPath := ""
 	for time.Now().Before(deadline) {
 		matches, _ := filepath.Glob(filepath.Join(w.Home, ".pi", "piagent", "launch", "*.json"))

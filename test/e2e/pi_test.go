@@ -9,13 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
-
-// DefaultTimeout bounds one Pi run.
-const DefaultTimeout = 60 * time.Second
 
 // PiOptions says how to run Pi in a world.
 type PiOptions struct {
@@ -30,7 +28,7 @@ type PiOptions struct {
 	Installed bool
 	Args      []string          // more Pi flags, placed before the prompt
 	Env       map[string]string // added to, or replacing, the world's environment
-	Timeout   time.Duration     // DefaultTimeout when zero
+	Timeout   time.Duration     // at least DefaultTimeout (timing_test.go)
 }
 
 // Environ is the environment Pi runs with: the fake home and agent dir, no
@@ -50,8 +48,11 @@ func (w *World) Environ(extra map[string]string) []string {
 		"TMPDIR":            deps.piTmp,
 		"PIAGENT_PI_TMPDIR": deps.piTmp,
 		"TERM":              "dumb",
-		"NO_COLOR":          "1",
-		"LANG":              "C.UTF-8",
+		// The extension's wait for its helper's handshake (5 s by default)
+		// is a start-up budget too: on a loaded machine the suite's.
+		"PIAGENT_HELPER_START_TIMEOUT_MS": strconv.FormatInt(Scaled(30*time.Second).Milliseconds(), 10),
+		"NO_COLOR":                        "1",
+		"LANG":                            "C.UTF-8",
 	}
 	for k, v := range extra {
 		env[k] = v
@@ -130,10 +131,7 @@ func (w *World) RunPi(opts PiOptions) *PiRun {
 // unless opts.Mode is "print".
 func (w *World) RunProcess(argv []string, opts PiOptions) *PiRun {
 	w.t.Helper()
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := budget(opts.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

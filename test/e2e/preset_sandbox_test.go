@@ -97,7 +97,7 @@ func tryPreset(t *testing.T, bins Bins, args []string) (failure string) {
 		stdin.Write(append(b, '\n'))
 	}
 	wait := func(id float64) map[string]any {
-		deadline := time.After(120 * time.Second)
+		deadline := time.After(budget(120 * time.Second))
 		for {
 			select {
 			case m, ok := <-lines:

@@ -141,6 +141,7 @@ func (r *RPC) RespondUI(requestID string, value any) {
 // satisfies match. It fails the test when Pi exits or timeout passes first.
 func (r *RPC) WaitFor(timeout time.Duration, what string, match func(Event) bool) Event {
 	r.w.t.Helper()
+	timeout = budget(timeout)
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	exited := false

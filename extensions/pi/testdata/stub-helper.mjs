@@ -10,9 +10,13 @@
 //   STUB_APPROVED=a,b      servers that decide and broker allow
 //   STUB_HANDSHAKE=bad     send a handshake with the wrong protocol version
 //   STUB_GARBAGE=METHOD    answer METHOD with bytes that are not JSON (or, for "handshake", start so)
+//   STUB_HANDSHAKE=none    never send the handshake
+//   STUB_NULL=METHOD       answer METHOD with a null result
 //   STUB_EXIT_AFTER=N      exit (status 3) when request N+1 arrives, without answering it
 //   STUB_HANG=METHOD       never answer METHOD
 //   STUB_ERROR=METHOD      answer METHOD with an in-band error
+//   STUB_GARBAGE=METHOD    answer METHOD with a line that is not JSON
+//   STUB_NULL=METHOD       answer METHOD with a null result
 //   STUB_PIAGENT=PATH      run PATH for any command other than `guard serve`
 //   STUB_ADAPTER=1         host answers that pi-mcp-adapter loads
 //   STUB_HIDDEN=a,b        state lists these tools as hidden (their catalogue changed)
@@ -79,7 +83,9 @@ let served = 0;
 log(`start ${project}`);
 const send = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 if (process.env.STUB_GARBAGE === "handshake") process.stdout.write("\u0000\u00ffgarbage{\"protocol\n");
-else send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+else if (process.env.STUB_HANDSHAKE !== "none") {
+  send({ protocol: "piagent-guard", version: process.env.STUB_HANDSHAKE === "bad" ? 99 : 1, piagent: "stub", pid: process.pid });
+}
 
 function decide(p) {
   const input = p.input ?? {};
@@ -200,6 +206,10 @@ process.stdin.on("data", (s) => {
     if (process.env.STUB_HANG === req.method) continue;
     if (process.env.STUB_GARBAGE === req.method) {
       process.stdout.write(`{"id":${req.id},"result":\u0000garbage\n`);
+      continue;
+    }
+    if (process.env.STUB_NULL === req.method) {
+      send({ id: req.id, result: null });
       continue;
     }
     if (process.env.STUB_ERROR === req.method) {

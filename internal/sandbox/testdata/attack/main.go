@@ -87,8 +87,11 @@ func main() {
 			err = fmt.Errorf("empty")
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "attack: unknown", os.Args[1])
-		os.Exit(2)
+		var known bool
+		if err, known = setID(os.Args[1], arg); !known {
+			fmt.Fprintln(os.Stderr, "attack: unknown", os.Args[1])
+			os.Exit(2)
+		}
 	}
 	if err != nil {
 		fmt.Println("refused:", err)
