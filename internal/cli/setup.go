@@ -180,7 +180,7 @@ func (p *probe) findPi(a *app) {
 	path, err := a.findPi()
 	if err != nil {
 		prob := setup.Problem{Code: "pi-missing", Reason: err.Error(),
-			Fix: "install Pi (npm install -g @earendil-works/pi-coding-agent), or set PIAGENT_PI to its executable"}
+			Fix: "install Pi (" + setup.PiInstall() + "), or set PIAGENT_PI to its executable"}
 		var ce *cliError
 		if errors.As(err, &ce) && len(ce.hints) > 0 {
 			prob.Fix = strings.Join(ce.hints, "; ")
@@ -229,7 +229,8 @@ func (a *app) command(ctx context.Context, argv ...string) *exec.Cmd {
 	return cmd
 }
 
-// output runs a short query and returns its stdout.
+// output runs a short query and returns its stdout, or its stderr when
+// stdout is empty: Pi 0.74 and older print their version on stderr.
 func (a *app) output(argv ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), piQueryTimeout)
 	defer cancel()
@@ -243,6 +244,9 @@ func (a *app) output(argv ...string) (string, error) {
 			return "", fmt.Errorf("%w: %s", err, l)
 		}
 		return "", err
+	}
+	if strings.TrimSpace(string(out)) == "" {
+		return stderr.String(), nil
 	}
 	return string(out), nil
 }
@@ -480,7 +484,9 @@ func problemsErr(ps []setup.Problem) error {
 	var reasons, hints []string
 	for _, p := range ps {
 		reasons = append(reasons, p.Reason)
-		hints = append(hints, p.Fix)
+		if !slices.Contains(hints, p.Fix) {
+			hints = append(hints, p.Fix)
+		}
 	}
 	return refused(errors.New(strings.Join(reasons, "; ")), hints...)
 }
