@@ -852,11 +852,21 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 	} else if bin := a.lookPath("piagent"); bin != "" {
 		tool = &toolJSON{Path: bin, Via: "PATH"}
 	} else {
-		probs = append(probs, setup.Problem{Code: "piagent-missing",
-			Reason: "piagent is not on PATH; the extension runs it and blocks every tool call without it",
-			Fix:    "add the folder go install wrote to PATH (export PATH=\"$(go env GOPATH)/bin:$PATH\"), or set PIAGENT_BIN"})
+		probs = append(probs, piagentNotOnPath())
 	}
 	return tool, append(probs, setup.PiagentProblem(a.machine(), tool, Version)...)
+}
+
+// piagentNotOnPath names the folder this piagent runs from (where go install
+// put it) and the line that puts it on PATH.
+func piagentNotOnPath() setup.Problem {
+	dir := "$(go env GOPATH)/bin"
+	if exe, err := os.Executable(); err == nil {
+		dir = filepath.Dir(exe)
+	}
+	return setup.Problem{Code: "piagent-missing",
+		Reason: fmt.Sprintf("piagent is not on PATH (this one runs from %s, where go install put it); the extension runs it and blocks every tool call without it", dir),
+		Fix: fmt.Sprintf("export PATH=\"%s:$PATH\" now, and add that line to ~/.profile (or ~/.bashrc, ~/.zshrc) for later shells; or set PIAGENT_BIN", dir)}
 }
 
 // lookPath finds name on this invocation's PATH (not the process's own),

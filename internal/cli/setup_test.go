@@ -187,3 +187,36 @@ func TestUninstallPurgeAsks(t *testing.T) {
 		t.Errorf("store still there after yes: %v\n%s", err, out)
 	}
 }
+
+// TestSetupPiagentNotOnPath: issue 42, item 4. After `go install`, ~/go/bin
+// is often not on PATH; setup says which folder piagent runs from and the
+// line that puts it there, and does not call itself done.
+func TestSetupPiagentNotOnPath(t *testing.T) {
+	w := newSetupWorld(t)
+	var out, errb bytes.Buffer
+	env := Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: w.home, Home: w.home,
+		Environ: []string{"HOME=" + w.home, "PATH=" + w.bin + ":/usr/bin:/bin"},
+		Now:     func() time.Time { return time.Unix(0, 0) },
+	}
+	code := Main("piagent", []string{"setup", "--no-mcp"}, env)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(exe)
+	if code != exitAttention {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitAttention, errb.String())
+	}
+	for _, want := range []string{
+		"piagent: error: piagent is not on PATH (this one runs from " + dir + ", where go install put it)",
+		"piagent: hint: export PATH=\"" + dir + ":$PATH\" now, and add that line to ~/.profile",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if strings.Contains(out.String(), "start Pi with") {
+		t.Errorf("setup says it is done with piagent off PATH:\n%s", out.String())
+	}
+}
