@@ -866,7 +866,7 @@ func piagentNotOnPath() setup.Problem {
 	}
 	return setup.Problem{Code: "piagent-missing",
 		Reason: fmt.Sprintf("piagent is not on PATH (this one runs from %s, where go install put it); the extension runs it and blocks every tool call without it", dir),
-		Fix: fmt.Sprintf("export PATH=\"%s:$PATH\" now, and add that line to ~/.profile (or ~/.bashrc, ~/.zshrc) for later shells; or set PIAGENT_BIN", dir)}
+		Fix:    fmt.Sprintf("export PATH=\"%s:$PATH\" now, and add that line to ~/.profile (or ~/.bashrc, ~/.zshrc) for later shells; or set PIAGENT_BIN", dir)}
 }
 
 // lookPath finds name on this invocation's PATH (not the process's own),
