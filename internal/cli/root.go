@@ -112,7 +112,7 @@ func (a *app) mcpSubcommands() []*cobra.Command {
 		reads(a.listCommand()), reads(a.getCommand()), reads(a.doctorCommand()), reads(a.noticeCommand()),
 		changes(a.approveCommand()), changes(a.rejectCommand()), changes(a.resetCommand()),
 		changes(a.addCommand()), changes(a.editCommand("remove")), changes(a.editCommand("enable")), changes(a.editCommand("disable")),
-		changes(a.grantCommand()),
+		changes(a.grantCommand()), changes(a.presetCommand()),
 	}
 }
 

@@ -289,7 +289,7 @@ func (a *app) seedPreset(name string, dryRun bool) (*writeResultJSON, error) {
 	var buf bytes.Buffer
 	sub := *a
 	sub.env.Stdout = &buf
-	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true})
+	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true, Runnable: true})
 	var out writeResultJSON
 	if buf.Len() > 0 {
 		if jerr := json.Unmarshal(buf.Bytes(), &out); jerr != nil && err == nil {
@@ -529,8 +529,13 @@ func (a *app) printSetup(out *setupJSON) {
 	}
 	if pr := out.Preset; pr != nil {
 		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, display(home, "", pr.File))
+		skipped := false
 		for _, s := range pr.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetActionText[s.Action])
+			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
+			skipped = skipped || s.Action == "skipped"
+		}
+		if skipped {
+			fmt.Fprintf(w, "  (once it is installed: piagent mcp preset %s)\n", pr.Preset)
 		}
 	}
 	printNeeds(a.env.Stderr, out.Needs)
