@@ -77,7 +77,7 @@ func (a *app) approveCommand() *cobra.Command {
 				return err
 			}
 			if !ok {
-				return refused(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
+				return cancelled(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
 			}
 		}
 		files := map[string]string{}

@@ -12,10 +12,12 @@ import (
 )
 
 // Exit statuses shared by every command.
+// `help exit-codes` (exitCodesHelp) and the README say the same.
 const (
 	exitOK        = 0
-	exitAttention = 1 // MCP cannot operate here, needs attention, or a refused decision
+	exitAttention = 1 // MCP cannot operate here, needs attention, a refused decision, or no such server
 	exitUsage     = 2 // bad usage or refused input
+	exitCancelled = 3 // the person answered no at a prompt (policy check: the call needs confirming)
 )
 
 // cliError is an error with the exit status and the hints it maps to. Every
@@ -45,6 +47,11 @@ func usagef(format string, args ...any) error {
 // person: exit 1.
 func refused(err error, hints ...string) error {
 	return &cliError{code: exitAttention, err: err, hints: hints}
+}
+
+// cancelled is a prompt the person declined: exit 3, nothing changed.
+func cancelled(err error) error {
+	return &cliError{code: exitCancelled, err: err}
 }
 
 // attention ends a command whose answer is already printed with status 1.

@@ -286,11 +286,13 @@ func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
 	for _, s := range g.Servers {
 		names = append(names, s.Name)
 	}
+	// Not found is exit 1, as in gh: the command was well formed, the
+	// world holds no such server.
 	err := fmt.Errorf("no MCP server named %q in %s", name, g.View.Cwd)
 	if close := closeNames(name, names); len(close) > 0 {
-		return nil, usageErr(err, "did you mean "+strings.Join(close, " or ")+"?")
+		return nil, refused(err, "did you mean "+strings.Join(close, " or ")+"?")
 	}
-	return nil, usageErr(err, "run '"+a.mcpCmd()+" list' to see the servers")
+	return nil, refused(err, "run '"+a.mcpCmd()+" list' to see the servers")
 }
 
 // closeNames returns names within a small edit distance of name, or sharing

@@ -83,10 +83,18 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "piagent",
 		Short: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher",
-		Args:  cobra.NoArgs,
+		Long: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher.\n\n" +
+			"Start here:\n" +
+			"  piagent setup          install the Pi extension and the MCP adapter, seed the core preset\n" +
+			"  piagent pi             start Pi so that only approved MCP servers can run\n" +
+			"  piagent mcp list       every MCP server here, with its state\n" +
+			"  piagent mcp doctor     what each server needs, and the command that fixes it\n\n" +
+			"More: piagent help exit-codes, piagent help environment, docs/setup.md.",
+		Args: cobra.NoArgs,
 	}
 	root.AddCommand(reads(a.mcpCommand("mcp"))) // --preset changes: the guard reads the flag
 	root.AddCommand(a.topCommands()...)
+	root.AddCommand(helpTopics()...)
 	return root
 }
 
@@ -146,6 +154,9 @@ func (a *app) mcpCommand(use string) *cobra.Command {
 	c.PersistentFlags().String("project", "", "the project directory (default: the working directory)")
 	_ = c.MarkPersistentFlagDirname("project")
 	c.AddCommand(a.mcpSubcommands()...)
+	if use == "piagent-mcp" {
+		c.AddCommand(helpTopics()...)
+	}
 	a.presetFlags(c) // `mcp` itself takes --preset and --list
 	return c
 }

@@ -741,7 +741,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 				return err
 			}
 			if !ok {
-				return refused(errors.New("nothing removed"))
+				return cancelled(errors.New("nothing removed"))
 			}
 		}
 	}

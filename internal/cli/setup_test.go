@@ -153,7 +153,8 @@ func TestSetupJSONFields(t *testing.T) {
 	requireSetupKeys(t, "uninstall --json", setupJSONKeys(t, out), "action", "purge", "actions", "removed", "kept", "changed")
 }
 
-// uninstall --purge on a terminal asks, and only "y" or "yes" goes ahead.
+// uninstall --purge on a terminal asks, and only "y" or "yes" goes ahead;
+// anything else is a cancel, exit 3.
 func TestUninstallPurgeAsks(t *testing.T) {
 	t.Parallel()
 	w := newSetupWorld(t)
@@ -166,7 +167,7 @@ func TestUninstallPurgeAsks(t *testing.T) {
 	}
 	for _, answer := range []string{"", "n\n", "no\n", "maybe\n"} {
 		_, errs, code := w.run(answer, true, "uninstall", "--purge")
-		if code != exitAttention || !strings.Contains(errs, "Continue? [y/N]") || !strings.Contains(errs, "error: nothing removed") {
+		if code != exitCancelled || !strings.Contains(errs, "Continue? [y/N]") || !strings.Contains(errs, "error: nothing removed") {
 			t.Errorf("answer %q: exit %d\n%s", answer, code, errs)
 		}
 		if _, err := os.Stat(store); err != nil {
