@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -58,6 +59,7 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		a.printApproval(g, s)
+		owned := a.printChange(g, s)
 		if *want != "" && *want != s.ApprovalDigest() {
 			// What the person saw is not what is there now: consent to the
 			// preview is not consent to this.
@@ -86,7 +88,7 @@ func (a *app) approveCommand() *cobra.Command {
 				files[p.Path] = p.Digest
 			}
 		}
-		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}
+		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files, Definition: owned}
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
 		}
@@ -103,8 +105,13 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 	w := a.env.Stdout
 	d := a.getData(g, s)
 	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
-	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
-	fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, indentJSON(d.Owned))
+	if merged, owned := indentJSON(d.Definition), indentJSON(d.Owned); merged == owned {
+		// Everything comes from the repository: one listing, not two.
+		fmt.Fprintf(w, "definition (merged: what will run; all of it from the repository, pinned by %s):\n%s\n", s.Digest, merged)
+	} else {
+		fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", merged)
+		fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, owned)
+	}
 	if len(s.Pinned) > 0 {
 		tree := ""
 		for _, p := range s.Pinned {
@@ -134,6 +141,76 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		fmt.Fprintf(w, "grants: read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
 	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
+}
+
+// printChange shows, for a server approved before whose repository part
+// changed since, what changed: a line diff of the part the person approved
+// (kept in the store beside its digest) against the part there now. It
+// returns the part there now, as the store keeps it.
+func (a *app) printChange(g *gate.Gate, s *gate.Server) json.RawMessage {
+	now := maskFragment(s.Fragment)
+	owned, err := json.Marshal(now)
+	if err != nil {
+		owned = nil
+	}
+	data, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
+	if err != nil || data == nil {
+		return owned
+	}
+	prev, ok := data.Get(g.Project, s.Name)
+	if !ok || prev.Decision != "approved" || prev.Digest == s.Digest {
+		return owned
+	}
+	w := a.env.Stdout
+	if len(prev.Definition) == 0 {
+		fmt.Fprintf(w, "changed since you approved it (%s); the store kept only its digest then, so the whole definition is above\n", orDash(prev.DecidedAt))
+		return owned
+	}
+	var was any
+	if json.Unmarshal(prev.Definition, &was) != nil {
+		return owned
+	}
+	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(prev.DecidedAt))
+	for _, l := range lineDiff(strings.Split(indentJSON(was), "\n"), strings.Split(indentJSON(now), "\n")) {
+		fmt.Fprintln(w, l)
+	}
+	return owned
+}
+
+// lineDiff is a line diff of a and b by their longest common subsequence:
+// "- " for a line only in a, "+ " only in b, "  " for both. Definitions are
+// short, so the quadratic table is fine.
+func lineDiff(a, b []string) []string {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out = append(out, "  "+a[i])
+			i, j = i+1, j+1
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
 }
 
 func (a *app) confirm(prompt string) (bool, error) {
