@@ -44,6 +44,8 @@ type doctorJSON struct {
 	// Tools are the servers whose catalogue differs from its pin or hides
 	// content (issue 21), by name.
 	Tools map[string]toolsView `json:"tools"`
+	// Stopped are the servers whose last confined run failed, by name.
+	Stopped map[string]lastRunJSON `json:"stopped"`
 }
 
 type hostJSON struct {
@@ -92,7 +94,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}, Stopped: map[string]lastRunJSON{}}
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		if gate.Blocks(s.State) {
@@ -100,6 +102,16 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		}
 		if v := a.toolsOf(g, s); v.Err != "" || v.waiting() {
 			d.Tools[s.Name] = v
+			d.Attention = true
+		}
+	}
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		if s.State == gate.Disabled {
+			continue
+		}
+		if r, ok := a.lastFailure(g.Project, s.Name); ok {
+			d.Stopped[s.Name] = lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
 			d.Attention = true
 		}
 	}
@@ -222,6 +234,11 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			v.print(w, s.Name)
 		}
 	}
+	for _, s := range g.Servers {
+		if r, ok := d.Stopped[s.Name]; ok {
+			fmt.Fprintf(w, "\n%s %s\n  fix: %s\n", s.Name, r.Text, r.Fix)
+		}
+	}
 	if d.Docker.Checked {
 		if d.Docker.Running {
 			fmt.Fprintf(w, "\ndocker: running (needed by %s)\n", strings.Join(d.Docker.For, ", "))
@@ -324,7 +341,16 @@ func layerPath(v *mcpconfig.View, id string) string {
 
 // notice is the gate's session notice, spelled the way the user typed.
 func (a *app) notice(g *gate.Gate) []string {
-	return g.Notice(a.mcpCmd())
+	out := g.Notice(a.mcpCmd())
+	for _, s := range g.Servers {
+		if s.State == gate.Disabled {
+			continue
+		}
+		if r, ok := a.lastFailure(g.Project, s.Name); ok {
+			out = append(out, r.Notice(a.mcpCmd(), sandbox.ServerStateDir(sandbox.Input{Home: a.env.Home, Project: g.Project}, s.Name)))
+		}
+	}
+	return out
 }
 
 func (a *app) noticeCommand() *cobra.Command {

@@ -174,6 +174,10 @@ func (a *app) sandboxExec(o sandboxOpts, argv []string) error {
 		if p, g, err = a.serverProfile(o.project, o.server); err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
+		if a.env.Getenv(serverChildVar) != "1" {
+			// Run it as a child, and record how it ended (serverrun.go).
+			return a.superviseServer(o, argv, p)
+		}
 		pass = append(pass, g.Env...)
 	default:
 		return usagef("--profile %q: want agent or server", o.profile)
