@@ -211,7 +211,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		fmt.Fprintf(w, "  fix: %s\n", a.fix(b.Fix))
 	}
 	if len(g.Servers) == 0 {
-		fmt.Fprintf(w, "\nNo MCP servers configured\n")
+		fmt.Fprintf(w, "\nNo MCP servers configured: add pinned ones with '%s preset core', or your own with '%s add NAME -- COMMAND'\n", a.mcpCmd(), a.mcpCmd())
 	} else {
 		fmt.Fprintf(w, "\nservers:\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -412,7 +412,11 @@ func sandboxLine(st sandbox.Status) string {
 	case "user":
 		mount = "user, mount and PID namespaces"
 	}
-	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, signals scoped: %v", st.Mechanism, st.ABI, mount, st.Scoped)
+	signals := "signals and abstract sockets scoped to the sandbox"
+	if !st.Scoped {
+		signals = "signals not scoped (Landlock ABI 6 or later is needed)"
+	}
+	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
 
 // host describes the Pi that runs here: its version, whether the adapter

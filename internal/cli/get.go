@@ -251,7 +251,11 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
 	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "name:        %s\n", s.Name)
-	fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
+	if s.Reason == "" || s.Reason == s.State {
+		fmt.Fprintf(w, "state:       %s\n", s.State) // not "ready (ready)"
+	} else {
+		fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
+	}
 	if !s.Fix.IsZero() {
 		fmt.Fprintf(w, "fix:         %s\n", a.fix(s.Fix))
 	}

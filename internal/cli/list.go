@@ -224,6 +224,7 @@ func (a *app) printTable(g *gate.Gate) {
 	w := a.env.Stdout
 	if len(g.Servers) == 0 {
 		fmt.Fprintln(a.env.Stderr, "No MCP servers configured")
+		fmt.Fprintf(a.env.Stderr, "add pinned ones with '%s preset core' ('%s preset' lists the presets), or your own with '%s add NAME -- COMMAND [ARGS...]'\n", a.mcpCmd(), a.mcpCmd(), a.mcpCmd())
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -192,7 +192,15 @@ func guardGroups(c *cobra.Command) {
 		if len(args) > 0 {
 			hints := []string{}
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hints = append(hints, "did you mean '"+cmd.CommandPath()+" "+s[0]+"'?")
+				// cobra lists them in command order: the nearest first
+				// (lst is list, not get).
+				best := s[0]
+				for _, c := range s[1:] {
+					if editDistance(args[0], c) < editDistance(args[0], best) {
+						best = c
+					}
+				}
+				hints = append(hints, "did you mean '"+cmd.CommandPath()+" "+best+"'?")
 			}
 			hints = append(hints, "run '"+cmd.CommandPath()+" --help' for its commands")
 			return usageErr(fmt.Errorf("%s has no command %q", cmd.CommandPath(), args[0]), hints...)
