@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -14,6 +15,28 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
 )
+
+// decisionJSON is the --json answer of approve and reject.
+type decisionJSON struct {
+	Action         string `json:"action"` // "approve" or "reject"
+	Server         string `json:"server"`
+	Project        string `json:"project"`
+	Decision       string `json:"decision"` // "approved" or "rejected"
+	Digest         string `json:"digest"`
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	Store          string `json:"store"`
+}
+
+// resetJSON is the --json answer of reset: the projects whose decisions
+// were dropped (with a server, that server's).
+type resetJSON struct {
+	Action  string   `json:"action"` // "reset"
+	Project string   `json:"project,omitempty"`
+	Server  string   `json:"server,omitempty"`
+	Stale   bool     `json:"stale,omitempty"`
+	Dropped []string `json:"dropped"`
+	Store   string   `json:"store"`
+}
 
 // repositoryServer finds a server a decision may be recorded for.
 func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, error) {
@@ -45,6 +68,7 @@ func (a *app) approveCommand() *cobra.Command {
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
 	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
 	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
+	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked)")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -58,8 +82,18 @@ func (a *app) approveCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		a.printApproval(g, s)
-		owned := a.printChange(g, s)
+		if *asJSON && !*yes {
+			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
+		}
+		preview := a
+		if *asJSON {
+			// The preview is the person's; the answer is the JSON.
+			quiet := *a
+			quiet.env.Stdout = io.Discard
+			preview = &quiet
+		}
+		preview.printApproval(g, s)
+		owned := preview.printChange(g, s)
 		if *want != "" && *want != s.ApprovalDigest() {
 			// What the person saw is not what is there now: consent to the
 			// preview is not consent to this.
@@ -91,6 +125,10 @@ func (a *app) approveCommand() *cobra.Command {
 		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files, Definition: owned}
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
+		}
+		if *asJSON {
+			return a.writeJSON(decisionJSON{Action: "approve", Server: s.Name, Project: g.Project, Decision: dec.Decision,
+				Digest: dec.Digest, ApprovalDigest: s.ApprovalDigest(), Store: registry.ApprovalStore(a.env.Home)})
 		}
 		fmt.Fprintf(a.env.Stdout, "approved %s for %s\n", s.Name, g.Project)
 		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
@@ -249,6 +287,7 @@ func (a *app) rejectCommand() *cobra.Command {
 		Short:   "Record that a repository server must not run in this project",
 		Args:    exactArgs(1, "NAME"),
 	}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -262,6 +301,10 @@ func (a *app) rejectCommand() *cobra.Command {
 		dec := approval.Decision{Decision: "rejected", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339)}
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
+		}
+		if *asJSON {
+			return a.writeJSON(decisionJSON{Action: "reject", Server: s.Name, Project: g.Project, Decision: dec.Decision,
+				Digest: dec.Digest, Store: registry.ApprovalStore(a.env.Home)})
 		}
 		fmt.Fprintf(a.env.Stdout, "rejected %s for %s\n", s.Name, g.Project)
 		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
@@ -279,6 +322,7 @@ func (a *app) resetCommand() *cobra.Command {
 		Args:  maxArgs(1, "one NAME"),
 	}
 	stale := c.Flags().Bool("stale", false, "drop the decisions of every project path that no longer exists")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		storePath := registry.ApprovalStore(a.env.Home)
@@ -297,6 +341,9 @@ func (a *app) resetCommand() *cobra.Command {
 			})
 			if err != nil {
 				return refused(fmt.Errorf("cannot reset: %w", err))
+			}
+			if *asJSON {
+				return a.writeJSON(resetJSON{Action: "reset", Stale: true, Dropped: append([]string{}, dropped...), Store: storePath})
 			}
 			for _, p := range dropped {
 				fmt.Fprintf(a.env.Stdout, "dropped decisions for %s (gone)\n", p)
@@ -328,6 +375,13 @@ func (a *app) resetCommand() *cobra.Command {
 			return refused(fmt.Errorf("cannot reset: %w", err))
 		}
 		a.refreshLaunch(project)
+		if *asJSON {
+			out := resetJSON{Action: "reset", Project: project, Server: name, Dropped: []string{}, Store: storePath}
+			if found {
+				out.Dropped = append(out.Dropped, project)
+			}
+			return a.writeJSON(out)
+		}
 		switch {
 		case !found && name != "":
 			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)

@@ -359,13 +359,24 @@ func (a *app) noticeCommand() *cobra.Command {
 		Short: "Print the session notice: servers waiting for a decision or missing setup (PIAGENT_NO_MCP_NOTICE=1 silences it)",
 		Args:  cobra.NoArgs,
 	}
+	asJSON := c.Flags().Bool("json", false, "print JSON: {\"notice\": [lines]}")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") == "1" {
+			if *asJSON {
+				return a.writeJSON(map[string][]string{"notice": {}})
+			}
 			return nil
 		}
 		g, err := a.gate(c)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			lines := a.notice(g)
+			if lines == nil {
+				lines = []string{}
+			}
+			return a.writeJSON(map[string][]string{"notice": lines})
 		}
 		for _, l := range a.notice(g) {
 			fmt.Fprintln(a.env.Stdout, l)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,21 @@ func attention() error {
 //	piagent-mcp: error: <what>
 //	piagent-mcp: hint: <fix>
 func report(w io.Writer, name string, err error) int {
+	return reportAs(w, name, err, false)
+}
+
+// errorJSON is an error under --json, on stderr: the same words, for a
+// program.
+type errorJSON struct {
+	Error struct {
+		Message  string   `json:"message"`
+		Hints    []string `json:"hints"`
+		ExitCode int      `json:"exitCode"`
+	} `json:"error"`
+}
+
+// reportAs is report, in JSON when asJSON (the command line asked --json).
+func reportAs(w io.Writer, name string, err error, asJSON bool) int {
 	if err == nil {
 		return exitOK
 	}
@@ -80,7 +96,19 @@ func report(w io.Writer, name string, err error) int {
 		// command's own hints (repair the file, say) would mislead.
 		hints = fh
 	}
-	fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
+	if asJSON {
+		var e errorJSON
+		e.Error.Message, e.Error.ExitCode, e.Error.Hints = oneLine(err.Error()), code, []string{}
+		for _, h := range hints {
+			e.Error.Hints = append(e.Error.Hints, strings.Split(h, "\n")...)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(e)
+		return code
+	}
+		fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
 	for _, h := range hints {
 		for _, line := range strings.Split(h, "\n") {
 			fmt.Fprintf(w, "%s: hint: %s\n", name, line)

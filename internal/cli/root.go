@@ -76,7 +76,21 @@ func Main(name string, args []string, env Env) int {
 		// Anything that is not ours comes from cobra's own parsing: usage.
 		err = usageErr(err, fmt.Sprintf("run '%s --help' for usage", name))
 	}
-	return report(env.Stderr, name, err)
+	return reportAs(env.Stderr, name, err, wantsJSON(args))
+}
+
+// wantsJSON reports whether the command line asks --json (before any --):
+// its errors are JSON too.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *app) rootCommand() *cobra.Command {
