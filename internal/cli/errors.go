@@ -108,7 +108,7 @@ func reportAs(w io.Writer, name string, err error, asJSON bool) int {
 		_ = enc.Encode(e)
 		return code
 	}
-		fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
 	for _, h := range hints {
 		for _, line := range strings.Split(h, "\n") {
 			fmt.Fprintf(w, "%s: hint: %s\n", name, line)
