@@ -55,6 +55,8 @@ type hostJSON struct {
 	// after piagent's extension.
 	Adapter bool `json:"adapter"`
 	Ordered bool `json:"ordered"`
+	// Extension: piagent's extension is among Pi's packages.
+	Extension bool `json:"extension"`
 	// Builtin says whether Pi's own MCP client is active in a plain `pi`
 	// session here, and BuiltinWhy why.
 	Builtin    bool        `json:"builtinMCP"`
@@ -125,6 +127,10 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	}
 	if d.ImportTargets == nil {
 		d.ImportTargets = []mcpconfig.ImportTarget{}
+	}
+	if d.Host.Pi != "" && !d.Host.Extension {
+		// Pi is here and nothing of piagent's runs in it.
+		d.Attention = true
 	}
 	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
 	if a.confine(g.View.Cwd) == nil {
@@ -288,6 +294,9 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		if !h.Ordered {
 			adapter = "installed, but loads before piagent's extension (piagent setup fixes the order)"
 		}
+	}
+	if h.Pi != "" && !h.Extension {
+		fmt.Fprintf(w, "piagent extension: not installed in Pi: nothing guards its tool calls; run 'piagent setup'\n")
 	}
 	fmt.Fprintf(w, "pi-mcp-adapter: %s\n", adapter)
 	fmt.Fprintf(w, "pi's built-in MCP client: %s\n", h.BuiltinWhy)
@@ -463,6 +472,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 			extension = st.Extension != nil
 		}
 	}
+	h.Extension = extension
 	pi, err := a.findPi()
 	if err != nil {
 		h.BuiltinWhy = "unknown: Pi was not found"
