@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzAppendRow: a row written by hand is encoding/json's row, laid out as
@@ -37,4 +38,27 @@ func FuzzAppendRow(f *testing.F) {
 			t.Fatalf("got\n%s\nwant\n%s", got, w)
 		}
 	})
+}
+
+// TestFitTable: on an 80-column terminal, list's table fits (TARGET and
+// SOURCE clipped with …); without a terminal nothing is clipped.
+func TestFitTable(t *testing.T) {
+	row := [6]string{"chrome-devtools", "global", "ready", "stdio", "npx -y chrome-devtools-mcp@0.12.1 --isolated --headless", "~/.config/mcp/mcp.json (claude-desktop) [not loaded by the adapter]"}
+	head := [6]string{"NAME", "SCOPE", "STATE", "TRANSPORT", "TARGET", "SOURCE"}
+	rows := [][6]string{head, row}
+	fitTable(rows, 0)
+	if rows[1] != row {
+		t.Fatalf("clipped without a terminal: %q", rows[1])
+	}
+	fitTable(rows, 80)
+	n := 0
+	for i, c := range rows[1] {
+		n += utf8.RuneCountInString(c)
+		if i < 5 {
+			n += 2
+		}
+	}
+	if n > 80 || !strings.HasSuffix(rows[1][4], "…") {
+		t.Errorf("row is %d columns on an 80-column terminal: %q", n, rows[1])
+	}
 }
