@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/lazyre"
@@ -167,19 +169,32 @@ func FindDenied(stderr []byte, hidden []string) (*Denied, string) {
 				}
 			}
 		}
-		return &Denied{Path: path, Access: access}, l
+		return &Denied{Path: visible(path), Access: access}, visible(l)
 	}
 	return nil, ""
+}
+
+// visible replaces what could move a terminal or hide text (control
+// characters, escapes, bidi and zero-width controls) with '?': a server's
+// stderr reaches the person's terminal through get and doctor.
+func visible(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // LastLine is the last line of stderr that is not blank, shortened.
 func LastLine(stderr []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
-	l := strings.TrimSpace(lines[len(lines)-1])
+	l := []rune(visible(strings.TrimSpace(lines[len(lines)-1])))
 	if len(l) > 200 {
-		l = l[:200] + "…"
+		l = append(l[:200], '…')
 	}
-	return l
+	return string(l)
 }
 
 // GrantDir is the folder a grant for d names: the path itself when it is

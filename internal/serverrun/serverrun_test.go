@@ -1,6 +1,7 @@
 package serverrun
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +50,18 @@ func TestRecordRoundTrip(t *testing.T) {
 	r.Version = 1
 	if !ok || !cmp.Equal(got, r) {
 		t.Errorf("read %+v, %v", got, ok)
+	}
+}
+
+// TestStderrMadeVisible: a server's stderr reaches the person's terminal
+// through get and doctor; an escape sequence in it does not.
+func TestStderrMadeVisible(t *testing.T) {
+	evil := "Error: EACCES: permission denied, open '/home/u/x\x1b]0;pwned\x07'\n"
+	d, line := FindDenied([]byte(evil), nil)
+	if d == nil || strings.ContainsAny(d.Path+line, "\x1b\x07") {
+		t.Errorf("path %q line %q", d, line)
+	}
+	if l := LastLine([]byte("ok\n\x1b[2Jcleared\u202e")); strings.ContainsAny(l, "\x1b\u202e") {
+		t.Errorf("last line %q", l)
 	}
 }
