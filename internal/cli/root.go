@@ -124,7 +124,7 @@ func (a *app) topCommands() []*cobra.Command {
 		reads(a.piCommand()), changes(a.launchConfigCommand()),
 		changes(a.setupCommand()), changes(a.uninstallCommand()),
 		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
-		reads(a.extensionCommand()), reads(a.versionCommand()),
+		reads(a.extensionCommand()), reads(a.versionCommand()), changes(a.manCommand()),
 	}
 }
 
