@@ -243,6 +243,9 @@ func (a *app) printTable(g *gate.Gate) {
 		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src})
 	}
 	fitTable(rows, a.env.Width)
+	if a.env.Width > 0 && a.env.Getenv("NO_COLOR") == "" {
+		colourStates(rows)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r[0], r[1], r[2], r[3], r[4], r[5])
@@ -252,6 +255,26 @@ func (a *app) printTable(g *gate.Gate) {
 		for _, h := range a.hints(&g.Servers[i]) {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: %s %s\n", a.name, g.Servers[i].Name, h)
 		}
+	}
+}
+
+// colourStates colours the STATE column for a terminal: ready green, a state
+// that stops tool calls red, the rest (setup hints) yellow. Every cell,
+// the header's too, gains the same number of bytes, so the tabwriter's
+// columns stay aligned.
+func colourStates(rows [][6]string) {
+	for i := range rows {
+		code := "\x1b[39m" // the header: default colour
+		switch st := rows[i][2]; {
+		case i == 0:
+		case st == gate.Ready:
+			code = "\x1b[32m"
+		case gate.Blocks(st):
+			code = "\x1b[31m"
+		default:
+			code = "\x1b[33m"
+		}
+		rows[i][2] = code + rows[i][2] + "\x1b[0m"
 	}
 }
 
