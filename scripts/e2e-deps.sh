@@ -30,7 +30,8 @@ install() {
   local start=$SECONDS
   # The pinned Pis need Node >= 22.19 to run, which npm's engine check sees
   # as unsupported when npm itself runs on an older Node; that is expected.
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  # --no-update-notifier: npm's "new version available" box is noise in a test run.
+  (cd "$dir" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error)
   echo "$want" > "$stamp"
   echo "e2e-deps: installed in $((SECONDS - start))s" >&2
 }

@@ -1,7 +1,9 @@
 // Package approval is the decision store: which repository servers a person
 // approved or rejected, per project, pinned to a digest. It lives outside
 // every repository, at ~/.pi/piagent-mcp-approvals.json (the caller passes
-// the path), in the TypeScript piagent's format plus "files":
+// the path), in the TypeScript piagent's format plus "files" and "definition"
+// (the repository-owned fragment as approved, secrets masked, so that a
+// later re-approval can show what changed):
 //
 //	{
 //	  "schemaVersion": 1,
@@ -11,7 +13,8 @@
 //	        "decision": "approved" | "rejected",
 //	        "digest": "sha256:<hex>",
 //	        "decidedAt": "<RFC 3339>",
-//	        "files": {"<project-relative path>": "sha256:<hex>"}
+//	        "files": {"<project-relative path>": "sha256:<hex>"},
+//	        "definition": {…}
 //	      }
 //	    }
 //	  }
@@ -47,6 +50,7 @@
 package approval
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +103,10 @@ type Decision struct {
 	Digest    string            // digest of the repository-owned fragment
 	DecidedAt string            // RFC 3339
 	Files     map[string]string // pinned files, project-relative; nil when not recorded
-	unknown   map[string]json.RawMessage
+	// Definition is the repository-owned fragment as the person saw it
+	// when deciding (a JSON object, secrets masked); nil when not recorded.
+	Definition json.RawMessage
+	unknown    map[string]json.RawMessage
 }
 
 // Data is the store's content. Its zero value is an empty store.
@@ -195,6 +202,7 @@ func (d *Data) Stale(exists func(path string) bool) []string {
 
 func (dec Decision) clone() Decision {
 	dec.Files = maps.Clone(dec.Files)
+	dec.Definition = slices.Clone(dec.Definition)
 	dec.unknown = maps.Clone(dec.unknown)
 	return dec
 }
@@ -334,6 +342,16 @@ func parseDecision(raw json.RawMessage) (Decision, error) {
 			if err != nil {
 				return fmt.Errorf("files%w", colon(err))
 			}
+			return nil
+		case "definition":
+			if !isKind(v, '{') && !isKind(v, '[') {
+				return fmt.Errorf("definition: want an object or an array")
+			}
+			var b bytes.Buffer
+			if err := json.Compact(&b, v); err != nil {
+				return fmt.Errorf("definition: %v", err)
+			}
+			dec.Definition = b.Bytes()
 			return nil
 		default:
 			if dec.unknown == nil {

@@ -605,7 +605,8 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("saved store does not load: %v\n%s", err, out)
 		}
-		if diff := cmp.Diff(d, d2, cmp.AllowUnexported(Data{}, project{}, Decision{}), cmp.Comparer(jsonEqual), cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(d, d2, cmp.AllowUnexported(Data{}, project{}, Decision{}), cmp.Comparer(jsonEqual),
+			cmp.FilterValues(func(x, y any) bool { _, raw := x.(json.RawMessage); return !raw }, cmpopts.EquateEmpty())); diff != "" {
 			t.Fatalf("round trip changed the store (-loaded +reloaded):\n%s", diff)
 		}
 		out2, _ := d2.marshal()
@@ -617,6 +618,9 @@ func FuzzLoad(f *testing.F) {
 
 // jsonEqual compares raw JSON values by meaning (the store re-indents them).
 func jsonEqual(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
 	var ca, cb bytes.Buffer
 	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
 		return false

@@ -180,6 +180,9 @@ func decisionJSON(dec Decision) json.RawMessage {
 		}
 		w.member("files", fw.close())
 	}
+	if len(dec.Definition) > 0 {
+		w.member("definition", dec.Definition)
+	}
 	w.unknown(dec.unknown)
 	return w.close()
 }

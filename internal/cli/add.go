@@ -371,6 +371,13 @@ func (a *app) addCommand() *cobra.Command {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	printCmd := c.Flags().Bool("print-command", false, "print the terminal command for this request instead of writing")
 	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// add foo npx -y foo-mcp: -y is the server's, not add's.
+		if strings.Contains(err.Error(), "unknown") && c.ArgsLenAtDash() < 0 {
+			return usageErr(err, "put the server's command after --: "+a.mcpCmd()+" add NAME [--scope SCOPE] -- COMMAND [ARGS...]")
+		}
+		return usageErr(err, fmt.Sprintf("run '%s --help' for usage", c.CommandPath()))
+	})
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		req, err := parseAdd(args, c.ArgsLenAtDash(), *url, *envs, *headers)
 		if err != nil {

@@ -137,8 +137,9 @@ func TestBothNames(t *testing.T) {
 	if code != 2 || !strings.HasPrefix(errs, "piagent: error: ") {
 		t.Errorf("usage error: exit %d %q", code, errs)
 	}
+	// Not found is 1, as in gh (issue 42): the usage was right.
 	_, errs, code = runCLI(t, "piagent-mcp", home, proj, "get", "nosuch")
-	if code != 2 || !strings.HasPrefix(errs, "piagent-mcp: error: ") {
+	if code != 1 || !strings.HasPrefix(errs, "piagent-mcp: error: ") {
 		t.Errorf("unknown server: exit %d %q", code, errs)
 	}
 	_, errs, code = runCLI(t, "piagent-mcp", home, proj, "list", "--bogus")
@@ -209,5 +210,33 @@ func TestReportFileSystemRefusals(t *testing.T) {
 	report(&b, "piagent", refused(errors.New("store unreadable"), "repair or move it"))
 	if !strings.Contains(b.String(), "hint: repair or move it") {
 		t.Errorf("other errors keep their hints; got\n%s", b.String())
+	}
+}
+
+// TestApproveDeclined: answering no at approve's prompt is a cancel, exit 3
+// (issue 42), and records nothing; yes approves.
+func TestApproveDeclined(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	ask := func(answer string) (string, int) {
+		var out, errb bytes.Buffer
+		env := Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Home: home,
+			Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return time.Unix(0, 0) },
+			Interactive: true}
+		code := Main("piagent-mcp", []string{"approve", "repo"}, env)
+		return errb.String(), code
+	}
+	store := filepath.Join(home, ".pi", "piagent-mcp-approvals.json")
+	for _, answer := range []string{"n\n", "", "whatever\n"} {
+		errs, code := ask(answer)
+		if code != exitCancelled || !strings.Contains(errs, "error: not approved: repo stays") {
+			t.Errorf("answer %q: exit %d\n%s", answer, code, errs)
+		}
+		if _, err := os.Stat(store); err == nil {
+			t.Fatalf("answer %q wrote the store", answer)
+		}
+	}
+	if errs, code := ask("y\n"); code != 0 {
+		t.Fatalf("answer y: exit %d\n%s", code, errs)
 	}
 }

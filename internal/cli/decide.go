@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +15,28 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/registry"
 )
+
+// decisionJSON is the --json answer of approve and reject.
+type decisionJSON struct {
+	Action         string `json:"action"` // "approve" or "reject"
+	Server         string `json:"server"`
+	Project        string `json:"project"`
+	Decision       string `json:"decision"` // "approved" or "rejected"
+	Digest         string `json:"digest"`
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	Store          string `json:"store"`
+}
+
+// resetJSON is the --json answer of reset: the projects whose decisions
+// were dropped (with a server, that server's).
+type resetJSON struct {
+	Action  string   `json:"action"` // "reset"
+	Project string   `json:"project,omitempty"`
+	Server  string   `json:"server,omitempty"`
+	Stale   bool     `json:"stale,omitempty"`
+	Dropped []string `json:"dropped"`
+	Store   string   `json:"store"`
+}
 
 // repositoryServer finds a server a decision may be recorded for.
 func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, error) {
@@ -44,6 +68,7 @@ func (a *app) approveCommand() *cobra.Command {
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
 	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
 	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
+	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked)")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -60,7 +85,18 @@ func (a *app) approveCommand() *cobra.Command {
 		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
 			return err
 		}
-		a.printApproval(g, s)
+		if *asJSON && !*yes {
+			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
+		}
+		preview := a
+		if *asJSON {
+			// The preview is the person's; the answer is the JSON.
+			quiet := *a
+			quiet.env.Stdout = io.Discard
+			preview = &quiet
+		}
+		preview.printApproval(g, s)
+		owned := preview.printChange(g, s)
 		if *want != "" && *want != s.ApprovalDigest() {
 			// What the person saw is not what is there now: consent to the
 			// preview is not consent to this.
@@ -80,7 +116,7 @@ func (a *app) approveCommand() *cobra.Command {
 				return err
 			}
 			if !ok {
-				return refused(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
+				return cancelled(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
 			}
 		}
 		files := map[string]string{}
@@ -89,9 +125,13 @@ func (a *app) approveCommand() *cobra.Command {
 				files[p.Path] = p.Digest
 			}
 		}
-		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}
+		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files, Definition: owned}
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
+		}
+		if *asJSON {
+			return a.writeJSON(decisionJSON{Action: "approve", Server: s.Name, Project: g.Project, Decision: dec.Decision,
+				Digest: dec.Digest, ApprovalDigest: s.ApprovalDigest(), Store: registry.ApprovalStore(a.env.Home)})
 		}
 		fmt.Fprintf(a.env.Stdout, "approved %s for %s\n", s.Name, g.Project)
 		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
@@ -106,8 +146,13 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 	w := a.env.Stdout
 	d := a.getData(g, s)
 	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
-	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
-	fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, indentJSON(d.Owned))
+	if merged, owned := indentJSON(d.Definition), indentJSON(d.Owned); merged == owned {
+		// Everything comes from the repository: one listing, not two.
+		fmt.Fprintf(w, "definition (merged: what will run; all of it from the repository, pinned by %s):\n%s\n", s.Digest, merged)
+	} else {
+		fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", merged)
+		fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, owned)
+	}
 	if len(s.Pinned) > 0 {
 		tree := ""
 		for _, p := range s.Pinned {
@@ -137,6 +182,76 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		fmt.Fprintf(w, "grants: read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
 	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
+}
+
+// printChange shows, for a server approved before whose repository part
+// changed since, what changed: a line diff of the part the person approved
+// (kept in the store beside its digest) against the part there now. It
+// returns the part there now, as the store keeps it.
+func (a *app) printChange(g *gate.Gate, s *gate.Server) json.RawMessage {
+	now := maskFragment(s.Fragment)
+	owned, err := json.Marshal(now)
+	if err != nil {
+		owned = nil
+	}
+	data, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
+	if err != nil || data == nil {
+		return owned
+	}
+	prev, ok := data.Get(g.Project, s.Name)
+	if !ok || prev.Decision != "approved" || prev.Digest == s.Digest {
+		return owned
+	}
+	w := a.env.Stdout
+	if len(prev.Definition) == 0 {
+		fmt.Fprintf(w, "changed since you approved it (%s); the store kept only its digest then, so the whole definition is above\n", orDash(prev.DecidedAt))
+		return owned
+	}
+	var was any
+	if json.Unmarshal(prev.Definition, &was) != nil {
+		return owned
+	}
+	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(prev.DecidedAt))
+	for _, l := range lineDiff(strings.Split(indentJSON(was), "\n"), strings.Split(indentJSON(now), "\n")) {
+		fmt.Fprintln(w, l)
+	}
+	return owned
+}
+
+// lineDiff is a line diff of a and b by their longest common subsequence:
+// "- " for a line only in a, "+ " only in b, "  " for both. Definitions are
+// short, so the quadratic table is fine.
+func lineDiff(a, b []string) []string {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out = append(out, "  "+a[i])
+			i, j = i+1, j+1
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
 }
 
 func (a *app) confirm(prompt string) (bool, error) {
@@ -176,6 +291,7 @@ func (a *app) rejectCommand() *cobra.Command {
 		Short:   "Record that a repository server must not run in this project",
 		Args:    exactArgs(1, "NAME"),
 	}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -189,6 +305,10 @@ func (a *app) rejectCommand() *cobra.Command {
 		dec := approval.Decision{Decision: "rejected", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339)}
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
+		}
+		if *asJSON {
+			return a.writeJSON(decisionJSON{Action: "reject", Server: s.Name, Project: g.Project, Decision: dec.Decision,
+				Digest: dec.Digest, Store: registry.ApprovalStore(a.env.Home)})
 		}
 		fmt.Fprintf(a.env.Stdout, "rejected %s for %s\n", s.Name, g.Project)
 		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
@@ -206,6 +326,7 @@ func (a *app) resetCommand() *cobra.Command {
 		Args:  maxArgs(1, "one NAME"),
 	}
 	stale := c.Flags().Bool("stale", false, "drop the decisions of every project path that no longer exists")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		storePath := registry.ApprovalStore(a.env.Home)
@@ -225,6 +346,9 @@ func (a *app) resetCommand() *cobra.Command {
 			})
 			if err != nil {
 				return refused(fmt.Errorf("cannot reset: %w", err))
+			}
+			if *asJSON {
+				return a.writeJSON(resetJSON{Action: "reset", Stale: true, Dropped: append([]string{}, dropped...), Store: storePath})
 			}
 			for _, p := range dropped {
 				fmt.Fprintf(a.env.Stdout, "dropped decisions for %s (gone)\n", p)
@@ -256,6 +380,13 @@ func (a *app) resetCommand() *cobra.Command {
 			return refused(fmt.Errorf("cannot reset: %w", err))
 		}
 		a.refreshLaunch(project)
+		if *asJSON {
+			out := resetJSON{Action: "reset", Project: project, Server: name, Dropped: []string{}, Store: storePath}
+			if found {
+				out.Dropped = append(out.Dropped, project)
+			}
+			return a.writeJSON(out)
+		}
 		switch {
 		case !found && name != "":
 			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)

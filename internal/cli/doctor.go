@@ -46,6 +46,8 @@ type doctorJSON struct {
 	// Tools are the servers whose catalogue differs from its pin or hides
 	// content (issue 21), by name.
 	Tools map[string]toolsView `json:"tools"`
+	// Stopped are the servers whose last confined run failed, by name.
+	Stopped map[string]lastRunJSON `json:"stopped"`
 }
 
 type hostJSON struct {
@@ -55,6 +57,8 @@ type hostJSON struct {
 	// after piagent's extension.
 	Adapter bool `json:"adapter"`
 	Ordered bool `json:"ordered"`
+	// Extension: piagent's extension is among Pi's packages.
+	Extension bool `json:"extension"`
 	// Builtin says whether Pi's own MCP client is active in a plain `pi`
 	// session here, and BuiltinWhy why.
 	Builtin    bool        `json:"builtinMCP"`
@@ -94,7 +98,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}, Stopped: map[string]lastRunJSON{}}
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		if gate.Blocks(s.State) {
@@ -102,6 +106,16 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		}
 		if v := a.toolsOf(g, s); v.Err != "" || v.waiting() {
 			d.Tools[s.Name] = v
+			d.Attention = true
+		}
+	}
+	for i := range g.Servers {
+		s := &g.Servers[i]
+		if s.State == gate.Disabled {
+			continue
+		}
+		if r, ok := a.lastFailure(g.Project, s.Name); ok {
+			d.Stopped[s.Name] = lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
 			d.Attention = true
 		}
 	}
@@ -115,6 +129,10 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	}
 	if d.ImportTargets == nil {
 		d.ImportTargets = []mcpconfig.ImportTarget{}
+	}
+	if d.Host.Pi != "" && !d.Host.Extension {
+		// Pi is here and nothing of piagent's runs in it.
+		d.Attention = true
 	}
 	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
 	if a.confine(g.View.Cwd) == nil {
@@ -202,7 +220,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		fmt.Fprintf(w, "  fix: %s\n", a.fix(b.Fix))
 	}
 	if len(g.Servers) == 0 {
-		fmt.Fprintf(w, "\nNo MCP servers configured\n")
+		fmt.Fprintf(w, "\nNo MCP servers configured: add pinned ones with '%s preset core', or your own with '%s add NAME -- COMMAND'\n", a.mcpCmd(), a.mcpCmd())
 	} else {
 		fmt.Fprintf(w, "\nservers:\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -223,6 +241,11 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		if v, ok := d.Tools[s.Name]; ok {
 			fmt.Fprintf(w, "\n%s offers the model something new (→ %s approve %s --tools after reading it):\n", s.Name, a.mcpCmd(), s.Name)
 			v.print(w, s.Name)
+		}
+	}
+	for _, s := range g.Servers {
+		if r, ok := d.Stopped[s.Name]; ok {
+			fmt.Fprintf(w, "\n%s %s\n  fix: %s\n", s.Name, r.Text, r.Fix)
 		}
 	}
 	if d.Docker.Checked {
@@ -274,6 +297,9 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		if !h.Ordered {
 			adapter = "installed, but loads before piagent's extension (piagent setup fixes the order)"
 		}
+	}
+	if h.Pi != "" && !h.Extension {
+		fmt.Fprintf(w, "piagent extension: not installed in Pi: nothing guards its tool calls; run 'piagent setup'\n")
 	}
 	fmt.Fprintf(w, "pi-mcp-adapter: %s\n", adapter)
 	fmt.Fprintf(w, "pi's built-in MCP client: %s\n", h.BuiltinWhy)
@@ -327,7 +353,16 @@ func layerPath(v *mcpconfig.View, id string) string {
 
 // notice is the gate's session notice, spelled the way the user typed.
 func (a *app) notice(g *gate.Gate) []string {
-	return g.Notice(a.mcpCmd())
+	out := g.Notice(a.mcpCmd())
+	for _, s := range g.Servers {
+		if s.State == gate.Disabled {
+			continue
+		}
+		if r, ok := a.lastFailure(g.Project, s.Name); ok {
+			out = append(out, r.Notice(a.mcpCmd(), sandbox.ServerStateDir(sandbox.Input{Home: a.env.Home, Project: g.Project}, s.Name)))
+		}
+	}
+	return out
 }
 
 func (a *app) noticeCommand() *cobra.Command {
@@ -336,13 +371,24 @@ func (a *app) noticeCommand() *cobra.Command {
 		Short: "Print the session notice: servers waiting for a decision or missing setup (PIAGENT_NO_MCP_NOTICE=1 silences it)",
 		Args:  cobra.NoArgs,
 	}
+	asJSON := c.Flags().Bool("json", false, "print JSON: {\"notice\": [lines]}")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") == "1" {
+			if *asJSON {
+				return a.writeJSON(map[string][]string{"notice": {}})
+			}
 			return nil
 		}
 		g, err := a.gate(c)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			lines := a.notice(g)
+			if lines == nil {
+				lines = []string{}
+			}
+			return a.writeJSON(map[string][]string{"notice": lines})
 		}
 		for _, l := range a.notice(g) {
 			fmt.Fprintln(a.env.Stdout, l)
@@ -364,7 +410,11 @@ func sandboxLine(st sandbox.Status) string {
 	case "user":
 		mount = "user, mount and PID namespaces"
 	}
-	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, signals scoped: %v", st.Mechanism, st.ABI, mount, st.Scoped)
+	signals := "signals and abstract sockets scoped to the sandbox"
+	if !st.Scoped {
+		signals = "signals not scoped (Landlock ABI 6 or later is needed)"
+	}
+	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
 
 // host describes the Pi that runs here: its version, whether the adapter
@@ -400,6 +450,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 			extension = st.Extension != nil
 		}
 	}
+	h.Extension = extension
 	pi, err := a.findPi()
 	if err != nil {
 		h.BuiltinWhy = "unknown: Pi was not found"

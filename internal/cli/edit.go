@@ -132,7 +132,10 @@ func (a *app) edit(o editOptions) error {
 	if o.DryRun {
 		return a.finishWrite(project, &out, res, nil, o.JSON)
 	}
-	if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) {
+	if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) && a.goneAfter(project, s.Name) {
+		// Only when the server is gone: removing the switch disable wrote
+		// to .pi/mcp.json leaves the repository's definition, and its
+		// approval with it.
 		dropped, err := a.dropDecision(g.Project, s.Name)
 		if err != nil {
 			return err
@@ -334,6 +337,17 @@ func (a *app) notInFile(g *gate.Gate, s *gate.Server, file string) error {
 		}
 	}
 	return refused(fmt.Errorf("%s is not defined in %s", s.Name, file), "it is defined in "+strings.Join(in, ", "))
+}
+
+// goneAfter reports whether no server of that name is left in the project
+// (or the gate cannot tell, which drops the decision as before).
+func (a *app) goneAfter(project, name string) bool {
+	after, err := a.gateAt(project)
+	if err != nil {
+		return true
+	}
+	_, ok := after.Server(name)
+	return !ok
 }
 
 // dropDecision deletes the project's decision for a removed server and

@@ -24,6 +24,9 @@ type Env struct {
 	Now            func() time.Time
 	// Interactive reports whether a person can answer a question on Stdin.
 	Interactive bool
+	// Width is the width of the terminal Stdout is, in columns; 0 when
+	// Stdout is not a terminal (a pipe gets every column whole).
+	Width int
 
 	vars map[string]string // Environ by name, when made by indexed
 }
@@ -44,7 +47,16 @@ func OSEnv() Env {
 		Home:        home,
 		Now:         time.Now,
 		Interactive: term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())),
+		Width:       stdoutWidth(),
 	}.indexed()
+}
+
+func stdoutWidth() int {
+	w, _, err := term.GetSize(int(os.Stdout.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 // indexed returns e with its Environ looked up by name rather than by a

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,10 +16,12 @@ import (
 )
 
 // Exit statuses shared by every command.
+// `help exit-codes` (exitCodesHelp) and the README say the same.
 const (
 	exitOK        = 0
-	exitAttention = 1 // MCP cannot operate here, needs attention, or a refused decision
+	exitAttention = 1 // MCP cannot operate here, needs attention, a refused decision, or no such server
 	exitUsage     = 2 // bad usage or refused input
+	exitCancelled = 3 // the person answered no at a prompt (policy check: the call needs confirming)
 )
 
 // cliError is an error with the exit status and the hints it maps to. Every
@@ -50,6 +53,11 @@ func refused(err error, hints ...string) error {
 	return &cliError{code: exitAttention, err: err, hints: hints}
 }
 
+// cancelled is a prompt the person declined: exit 3, nothing changed.
+func cancelled(err error) error {
+	return &cliError{code: exitCancelled, err: err}
+}
+
 // attention ends a command whose answer is already printed with status 1.
 func attention() error {
 	return &cliError{code: exitAttention, err: errors.New("needs attention"), quiet: true}
@@ -60,6 +68,21 @@ func attention() error {
 //	piagent-mcp: error: <what>
 //	piagent-mcp: hint: <fix>
 func report(w io.Writer, name string, err error) int {
+	return reportAs(w, name, err, false)
+}
+
+// errorJSON is an error under --json, on stderr: the same words, for a
+// program.
+type errorJSON struct {
+	Error struct {
+		Message  string   `json:"message"`
+		Hints    []string `json:"hints"`
+		ExitCode int      `json:"exitCode"`
+	} `json:"error"`
+}
+
+// reportAs is report, in JSON when asJSON (the command line asked --json).
+func reportAs(w io.Writer, name string, err error, asJSON bool) int {
 	if err == nil {
 		return exitOK
 	}
@@ -75,6 +98,18 @@ func report(w io.Writer, name string, err error) int {
 		// The file system refused, whatever the command meant to do: the
 		// command's own hints (repair the file, say) would mislead.
 		hints = fh
+	}
+	if asJSON {
+		var e errorJSON
+		e.Error.Message, e.Error.ExitCode, e.Error.Hints = oneLine(err.Error()), code, []string{}
+		for _, h := range hints {
+			e.Error.Hints = append(e.Error.Hints, strings.Split(h, "\n")...)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(e)
+		return code
 	}
 	fmt.Fprintf(w, "%s: error: %s\n", name, oneLine(err.Error()))
 	for _, h := range hints {

@@ -18,6 +18,7 @@ import (
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/serverrun"
 )
 
 type contributionJSON struct {
@@ -48,6 +49,15 @@ type getJSON struct {
 	Grants  grant.Grant `json:"grants"`
 	// Tools is what the server offers the model against its catalogue pin.
 	Tools toolsView `json:"tools"`
+	// LastRun is how the server's last confined run ended, when it failed:
+	// the sandbox may have stopped it (Fix names the grant).
+	LastRun *lastRunJSON `json:"lastRun,omitempty"`
+}
+
+type lastRunJSON struct {
+	serverrun.Record
+	Text string `json:"text"`
+	Fix  string `json:"fix"`
 }
 
 // flagJSON is one thing the preview draws attention to.
@@ -110,6 +120,9 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 		out.Sandbox = "off: serverSandbox is off in your policy; the server runs with everything you have"
 	}
 	out.Grants, _ = grant.Of(a.env.Home, g.Project, s.Name)
+	if r, ok := a.lastFailure(g.Project, s.Name); ok {
+		out.LastRun = &lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
+	}
 	if s.Repository {
 		out.Owned = maskFragment(s.Fragment)
 		out.ApprovalDigest = s.ApprovalDigest()
@@ -299,7 +312,11 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
 	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "name:        %s\n", s.Name)
-	fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
+	if s.Reason == "" || s.Reason == s.State {
+		fmt.Fprintf(w, "state:       %s\n", s.State) // not "ready (ready)"
+	} else {
+		fmt.Fprintf(w, "state:       %s (%s)\n", s.State, s.Reason)
+	}
 	if !s.Fix.IsZero() {
 		fmt.Fprintf(w, "fix:         %s\n", a.fix(s.Fix))
 	}
@@ -333,6 +350,10 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 		}
 	}
 	fmt.Fprintf(w, "sandbox:     %s\n", d.Sandbox)
+	if r := d.LastRun; r != nil {
+		fmt.Fprintf(w, "last run:    %s\n", r.Text)
+		fmt.Fprintf(w, "  fix:       %s\n", r.Fix)
+	}
 	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
 		fmt.Fprintf(w, "grants:      read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
 	}

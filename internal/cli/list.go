@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -226,10 +227,11 @@ func (a *app) printTable(g *gate.Gate) {
 	w := a.env.Stdout
 	if len(g.Servers) == 0 {
 		fmt.Fprintln(a.env.Stderr, "No MCP servers configured")
+		fmt.Fprintf(a.env.Stderr, "add pinned ones with '%s preset core' ('%s preset' lists the presets), or your own with '%s add NAME -- COMMAND [ARGS...]'\n", a.mcpCmd(), a.mcpCmd(), a.mcpCmd())
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSCOPE\tSTATE\tTRANSPORT\tTARGET\tSOURCE")
+	rows := make([][6]string, 0, len(g.Servers)+1)
+	rows = append(rows, [6]string{"NAME", "SCOPE", "STATE", "TRANSPORT", "TARGET", "SOURCE"})
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		cs := s.Config
@@ -240,13 +242,73 @@ func (a *app) printTable(g *gate.Gate) {
 		if !cs.AdapterLoads {
 			src += " [not loaded by the adapter]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src)
+		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src})
+	}
+	fitTable(rows, a.env.Width)
+	if a.env.Width > 0 && a.env.Getenv("NO_COLOR") == "" {
+		colourStates(rows)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r[0], r[1], r[2], r[3], r[4], r[5])
 	}
 	tw.Flush()
 	for i := range g.Servers {
 		for _, h := range a.hints(&g.Servers[i]) {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: %s %s\n", a.name, g.Servers[i].Name, h)
 		}
+	}
+}
+
+// colourStates colours the STATE column for a terminal: ready green, a state
+// that stops tool calls red, the rest (setup hints) yellow. Every cell,
+// the header's too, gains the same number of bytes, so the tabwriter's
+// columns stay aligned.
+func colourStates(rows [][6]string) {
+	for i := range rows {
+		code := "\x1b[39m" // the header: default colour
+		switch st := rows[i][2]; {
+		case i == 0:
+		case st == gate.Ready:
+			code = "\x1b[32m"
+		case gate.Blocks(st):
+			code = "\x1b[31m"
+		default:
+			code = "\x1b[33m"
+		}
+		rows[i][2] = code + rows[i][2] + "\x1b[0m"
+	}
+}
+
+// fitTable clips the TARGET and SOURCE columns so that the table fits a
+// terminal width columns wide (0: no terminal, nothing clipped). Each keeps
+// at least 16 columns; --json and a pipe always get every value whole.
+func fitTable(rows [][6]string, width int) {
+	if width <= 0 {
+		return
+	}
+	var w [6]int
+	for _, r := range rows {
+		for i, c := range r {
+			w[i] = max(w[i], utf8.RuneCountInString(c))
+		}
+	}
+	total := w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + 2*5
+	for total > width {
+		// Take from the wider of the two, one column at a time.
+		i := 4
+		if w[5] > w[4] {
+			i = 5
+		}
+		if w[i] <= 16 {
+			break
+		}
+		w[i]--
+		total--
+	}
+	for k := range rows[1:] {
+		r := &rows[k+1]
+		r[4], r[5] = clip(r[4], max(w[4], 16)), clip(r[5], max(w[5], 16))
 	}
 }
 

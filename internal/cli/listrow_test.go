@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzAppendRow: a row written by hand is encoding/json's row, laid out as
@@ -37,4 +39,61 @@ func FuzzAppendRow(f *testing.F) {
 			t.Fatalf("got\n%s\nwant\n%s", got, w)
 		}
 	})
+}
+
+// TestFitTable: on an 80-column terminal, list's table fits (TARGET and
+// SOURCE clipped with …); without a terminal nothing is clipped.
+func TestFitTable(t *testing.T) {
+	row := [6]string{"chrome-devtools", "global", "ready", "stdio", "npx -y chrome-devtools-mcp@0.12.1 --isolated --headless", "~/.config/mcp/mcp.json (claude-desktop) [not loaded by the adapter]"}
+	head := [6]string{"NAME", "SCOPE", "STATE", "TRANSPORT", "TARGET", "SOURCE"}
+	rows := [][6]string{head, row}
+	fitTable(rows, 0)
+	if rows[1] != row {
+		t.Fatalf("clipped without a terminal: %q", rows[1])
+	}
+	fitTable(rows, 80)
+	n := 0
+	for i, c := range rows[1] {
+		n += utf8.RuneCountInString(c)
+		if i < 5 {
+			n += 2
+		}
+	}
+	if n > 80 || !strings.HasSuffix(rows[1][4], "…") {
+		t.Errorf("row is %d columns on an 80-column terminal: %q", n, rows[1])
+	}
+}
+
+// TestListColour: on a terminal the states are coloured and the columns
+// stay aligned; NO_COLOR and a pipe get plain text.
+func TestListColour(t *testing.T) {
+	home, proj := fixture(t)
+	run := func(width int, noColor string) string {
+		var out, errb bytes.Buffer
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home, Width: width,
+			Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=" + noColor}}
+		Main("piagent-mcp", []string{"list"}, env)
+		return out.String()
+	}
+	if got := run(0, ""); strings.Contains(got, "\x1b") {
+		t.Errorf("a pipe got colour:\n%q", got)
+	}
+	if got := run(120, "1"); strings.Contains(got, "\x1b") {
+		t.Errorf("NO_COLOR got colour:\n%q", got)
+	}
+	got := run(120, "")
+	if !strings.Contains(got, "\x1b[33mpending-approval\x1b[0m") && !strings.Contains(got, "\x1b[31mpending-approval\x1b[0m") {
+		t.Errorf("no colour on a terminal:\n%q", got)
+	}
+	// Aligned: TRANSPORT starts at the same column in every line.
+	var at []int
+	for _, l := range strings.Split(strings.TrimSpace(got), "\n") {
+		i := strings.Index(l, "\x1b[0m") + len("\x1b[0m")
+		at = append(at, i+len(l[i:])-len(strings.TrimLeft(l[i:], " ")))
+	}
+	for _, i := range at[1:] {
+		if i != at[0] {
+			t.Errorf("columns not aligned: %v\n%s", at, got)
+		}
+	}
 }

@@ -286,6 +286,8 @@ func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
 	for _, s := range g.Servers {
 		names = append(names, s.Name)
 	}
+	// Not found is exit 1, as in gh: the command was well formed, the
+	// world holds no such server.
 	err := fmt.Errorf("no MCP server named %q in %s", name, g.View.Cwd)
 	if len(g.View.Skipped) > 0 {
 		// A file that could not be read may declare it: say which, rather
@@ -298,9 +300,9 @@ func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
 		return nil, refused(fmt.Errorf("no MCP server named %q was read in %s, but %s could not be read and may declare it", name, g.View.Cwd, strings.Join(files, ", ")), slices.Compact(hints)...)
 	}
 	if close := closeNames(name, names); len(close) > 0 {
-		return nil, usageErr(err, "did you mean "+strings.Join(close, " or ")+"?")
+		return nil, refused(err, "did you mean "+strings.Join(close, " or ")+"?")
 	}
-	return nil, usageErr(err, "run '"+a.mcpCmd()+" list' to see the servers")
+	return nil, refused(err, "run '"+a.mcpCmd()+" list' to see the servers")
 }
 
 // closeNames returns names within a small edit distance of name, or sharing

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -161,7 +162,76 @@ func (a *app) launchPi(args []string) error {
 		front = append(front, "--no-mcp")
 	}
 	env := withEnv(a.env.Environ, vars)
-	return a.runPi(pi, append(front, args...), env)
+	start := a.env.now()
+	err = a.runPi(pi, append(front, args...), env)
+	if a.env.Interactive {
+		// Pi's own exit hint says 'pi --session ID', which starts Pi
+		// without the launcher: say how to come back through it.
+		if hint := resumeHint(agentDir, dir, args, start); hint != "" {
+			fmt.Fprintf(a.env.Stderr, "piagent: to resume this session with only approved MCP servers: %s\n", hint)
+		}
+	}
+	return err
+}
+
+// resumeHint is the command that resumes, through the launcher, the
+// session Pi wrote during this run: the newest session file in Pi's
+// session folder for cwd (<agentDir>/sessions/--<cwd with / as ->--/, or
+// --session-dir) changed since start, named <timestamp>_<id>.jsonl. ""
+// when Pi wrote none.
+func resumeHint(agentDir, cwd string, args []string, start time.Time) string {
+	sessionDir, custom := "", false
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(arg, "--session-dir="); ok {
+			sessionDir, custom = v, true
+		} else if arg == "--session-dir" && i+1 < len(args) {
+			sessionDir, custom = args[i+1], true
+		}
+	}
+	if !custom {
+		safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(filepath.Clean(cwd), "/\\")) + "--"
+		sessionDir = filepath.Join(agentDir, "sessions", safe)
+	} else if !filepath.IsAbs(sessionDir) {
+		sessionDir = filepath.Join(cwd, sessionDir)
+	}
+	entries, err := os.ReadDir(sessionDir)
+	if err != nil {
+		return ""
+	}
+	id, newest := "", start.Add(-time.Second) // file times may be coarser than the clock
+	for _, e := range entries {
+		name := e.Name()
+		_, rest, ok := strings.Cut(name, "_")
+		if !ok || !strings.HasSuffix(name, ".jsonl") || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.ModTime().Before(newest) {
+			continue
+		}
+		id, newest = strings.TrimSuffix(rest, ".jsonl"), info.ModTime()
+	}
+	if id == "" || !safeWord(id) {
+		return ""
+	}
+	cmd := "piagent pi"
+	if custom {
+		cmd += " --session-dir " + shellQuote(sessionDir)
+	}
+	return cmd + " --session " + id
+}
+
+// safeWord reports whether s can be printed as a shell word as it is.
+func safeWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // piVersion reads Pi's version once per start: from the package.json of

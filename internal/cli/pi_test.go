@@ -216,3 +216,61 @@ func TestPiCacheWarnings(t *testing.T) {
 		t.Errorf("a link: %+v", w)
 	}
 }
+
+// TestResumeHint: issue 42, item 10. Pi's exit hint 'pi --session ID'
+// starts Pi without the launcher; after an interactive session piagent pi
+// names the session Pi wrote, through the launcher, and --session reaches
+// Pi unchanged.
+func TestResumeHint(t *testing.T) {
+	t.Parallel()
+	// The fake Pi logs its arguments and, like Pi, writes the session to
+	// <agentDir>/sessions/--<cwd>--/<timestamp>_<id>.jsonl.
+	env, stderr := fakePi(t, `echo "$*" > "$ROOT/args"
+d="$HOME/.pi/agent/sessions/--$(pwd | sed 's|^/||; s|/|-|g')--"
+mkdir -p "$d"
+echo '{"type":"session"}' > "$d/2026-12-05T07-30-00-000Z_0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+exit 0
+`)
+	env.Interactive = true
+	if code := Main("piagent", []string{"pi"}, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "piagent: to resume this session with only approved MCP servers: piagent pi --session 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b\n"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	// Resuming passes --session through, after the launcher's own flags.
+	stderr.Reset()
+	if code := Main("piagent", []string{"pi", "--session", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	root := strings.TrimPrefix(env.Environ[3], "ROOT=")
+	args, err := os.ReadFile(filepath.Join(root, "args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(" "+strings.TrimSpace(string(args)), " --session 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b") {
+		t.Errorf("Pi got %q", args)
+	}
+	stderr.Reset()
+	if code := Main("piagent", []string{"pi", "--resume"}, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if args, _ = os.ReadFile(filepath.Join(root, "args")); !strings.HasSuffix(strings.TrimSpace(string(args)), "--resume") {
+		t.Errorf("Pi got %q", args)
+	}
+	// No session written (a session older than this run): no hint; and
+	// none without a terminal, like Pi's own.
+	env2, stderr2 := fakePi(t, "exit 0\n")
+	env2.Interactive = true
+	Main("piagent", []string{"pi"}, env2)
+	if strings.Contains(stderr2.String(), "to resume") {
+		t.Errorf("hint without a session: %s", stderr2)
+	}
+	env.Interactive = false
+	stderr.Reset()
+	Main("piagent", []string{"pi"}, env)
+	if strings.Contains(stderr.String(), "to resume") {
+		t.Errorf("hint without a terminal: %s", stderr)
+	}
+}

@@ -269,7 +269,14 @@ func (a *app) policyMode() *cobra.Command {
 			if len(args) == 1 {
 				mode = args[0]
 				if !slices.Contains(policy.Modes, mode) {
-					return usagef("unknown mode %q (modes: %s)", mode, strings.Join(policy.Modes, ", "))
+					err := fmt.Errorf("unknown mode %q (modes: %s)", mode, strings.Join(policy.Modes, ", "))
+					for _, m := range policy.Modes {
+						if strings.EqualFold(m, mode) {
+							// Modes are camelCase: readonly is readOnly.
+							return usageErr(err, "did you mean '"+m+"'? piagent policy mode "+m)
+						}
+					}
+					return usageErr(err)
 				}
 			}
 			if err := policy.SetProjectMode(a.env.Home, key, mode); err != nil {

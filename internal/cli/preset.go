@@ -19,8 +19,10 @@ import (
 // for --list what it needs.
 type presetServerJSON struct {
 	ID     string     `json:"id"`
-	Action string     `json:"action,omitempty"` // added, restored, kept, unchanged
+	Action string     `json:"action,omitempty"` // added, restored, kept, unchanged, skipped
 	Needs  []needJSON `json:"needs,omitempty"`
+	// Missing is, for a skipped server, the runtime this machine lacks.
+	Missing string `json:"missing,omitempty"`
 }
 
 type presetJSON struct {
@@ -36,6 +38,7 @@ var presetActionText = map[string]string{
 	"restored":  "restored to the baseline",
 	"kept":      "kept your definition (--replace restores the baseline)",
 	"unchanged": "matches the baseline",
+	"skipped":   "not added",
 }
 
 // presetFlags gives `mcp` its own --preset and --list.
@@ -73,6 +76,56 @@ func (a *app) presetFlags(c *cobra.Command) {
 		}
 		return c.Help()
 	})
+}
+
+// presetServerText is what an apply did with one server, in words.
+func presetServerText(s presetServerJSON) string {
+	if s.Action == "skipped" {
+		return "not added: needs " + s.Missing
+	}
+	return presetActionText[s.Action]
+}
+
+// presetCommand is `mcp preset [NAME]`: the same as `mcp --preset NAME`
+// (and, with no name, `mcp --list`), spelled the way other tools spell it.
+func (a *app) presetCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "preset [NAME]",
+		Short: "Apply a preset of pinned MCP servers, or list the presets",
+		Long: "With a name, writes the preset's servers into one file (--scope, default global):\n" +
+			"a server the file lacks is added, one already there is kept unless --replace\n" +
+			"restores its pinned baseline, and no other server is touched. Without a name,\n" +
+			"lists every preset, its servers and what each still needs.",
+		Example: "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
+		Args:    cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return preset.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(writeScopes, ", "))
+	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
+	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	c.RunE = run(func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			for _, f := range []string{"scope", "replace", "dry-run"} {
+				if c.Flags().Changed(f) {
+					return usagef("--%s goes with a preset name", f)
+				}
+			}
+			return a.listPresets(*asJSON)
+		}
+		project, err := a.projectDir(c)
+		if err != nil {
+			return err
+		}
+		return a.applyPreset(presetOptions{Name: args[0], Scope: *scope, Project: project, Replace: *replace, DryRun: *dryRun, JSON: *asJSON})
+	})
+	return c
 }
 
 func baselineNeeds(id string) []needJSON {
@@ -132,6 +185,25 @@ type presetOptions struct {
 	Replace     bool   // restore the preset's servers to their pinned baselines
 	DryRun      bool
 	JSON        bool
+	// Runnable adds only the servers whose runtime this machine has
+	// (setup's seeding): the others are reported as skipped, with what
+	// they need.
+	Runnable bool
+}
+
+// missingRuntime names the program a preset server runs with that this
+// machine lacks: Docker, a Chrome. "" when nothing it needs is missing (or
+// piagent cannot look for it).
+func (a *app) missingRuntime(needs []preset.Need) string {
+	for _, n := range needs {
+		switch {
+		case n.Kind == preset.NeedDocker && a.lookPath("docker") == "":
+			return "Docker: docker is not on PATH"
+		case n.Kind == preset.NeedChrome && !a.browserFound():
+			return "Chrome or Chromium: none found on PATH or in the usual places"
+		}
+	}
+	return ""
 }
 
 func (a *app) applyPreset(o presetOptions) error {
@@ -161,6 +233,8 @@ func (a *app) applyPreset(o presetOptions) error {
 			st := presetServerJSON{ID: id}
 			cur, has := d.Entry(id)
 			switch {
+			case !has && o.Runnable && a.missingRuntime(b.Needs) != "":
+				st.Action, st.Missing = "skipped", a.missingRuntime(b.Needs)
 			case !has:
 				st.Action = "added"
 			case reflect.DeepEqual(cur, b.Entry):
@@ -194,14 +268,16 @@ func (a *app) applyPreset(o presetOptions) error {
 		return err
 	}
 	out.File, out.Changed = res.Path, res.Changed
-	for _, id := range p.Servers {
-		out.Needs = append(out.Needs, baselineNeeds(id)...)
+	for _, s := range out.Servers {
+		if s.Action != "skipped" {
+			out.Needs = append(out.Needs, baselineNeeds(s.ID)...)
+		}
 	}
 	if !asJSON {
 		w := a.env.Stdout
 		fmt.Fprintf(w, "preset %s (scope %s)\n", p.Name, sf.Scope)
 		for _, s := range out.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetActionText[s.Action])
+			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
 		}
 		if len(settings) > 0 {
 			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(settings, ", "))

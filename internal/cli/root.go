@@ -76,17 +76,39 @@ func Main(name string, args []string, env Env) int {
 		// Anything that is not ours comes from cobra's own parsing: usage.
 		err = usageErr(err, fmt.Sprintf("run '%s --help' for usage", name))
 	}
-	return report(env.Stderr, name, err)
+	return reportAs(env.Stderr, name, err, wantsJSON(args))
+}
+
+// wantsJSON reports whether the command line asks --json (before any --):
+// its errors are JSON too.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "piagent",
 		Short: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher",
-		Args:  cobra.NoArgs,
+		Long: "A guardrail for coding agents: MCP approval, the tool guard, and a gated Pi launcher.\n\n" +
+			"Start here:\n" +
+			"  piagent setup          install the Pi extension and the MCP adapter, seed the core preset\n" +
+			"  piagent pi             start Pi so that only approved MCP servers can run\n" +
+			"  piagent mcp list       every MCP server here, with its state\n" +
+			"  piagent mcp doctor     what each server needs, and the command that fixes it\n\n" +
+			"More: piagent help exit-codes, piagent help environment, docs/setup.md.",
+		Args: cobra.NoArgs,
 	}
 	root.AddCommand(reads(a.mcpCommand("mcp"))) // --preset changes: the guard reads the flag
 	root.AddCommand(a.topCommands()...)
+	root.AddCommand(helpTopics()...)
 	return root
 }
 
@@ -102,7 +124,7 @@ func (a *app) topCommands() []*cobra.Command {
 		reads(a.piCommand()), changes(a.launchConfigCommand()),
 		changes(a.setupCommand()), changes(a.uninstallCommand()),
 		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
-		reads(a.extensionCommand()), reads(a.versionCommand()),
+		reads(a.extensionCommand()), reads(a.versionCommand()), changes(a.manCommand()),
 	}
 }
 
@@ -112,7 +134,7 @@ func (a *app) mcpSubcommands() []*cobra.Command {
 		reads(a.listCommand()), reads(a.getCommand()), reads(a.doctorCommand()), reads(a.noticeCommand()),
 		changes(a.approveCommand()), changes(a.rejectCommand()), changes(a.resetCommand()),
 		changes(a.addCommand()), changes(a.editCommand("remove")), changes(a.editCommand("enable")), changes(a.editCommand("disable")),
-		changes(a.grantCommand()),
+		changes(a.grantCommand()), changes(a.presetCommand()),
 	}
 }
 
@@ -146,6 +168,9 @@ func (a *app) mcpCommand(use string) *cobra.Command {
 	c.PersistentFlags().String("project", "", "the project directory (default: the working directory)")
 	_ = c.MarkPersistentFlagDirname("project")
 	c.AddCommand(a.mcpSubcommands()...)
+	if use == "piagent-mcp" {
+		c.AddCommand(helpTopics()...)
+	}
 	a.presetFlags(c) // `mcp` itself takes --preset and --list
 	return c
 }
@@ -181,7 +206,15 @@ func guardGroups(c *cobra.Command) {
 		if len(args) > 0 {
 			hints := []string{}
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hints = append(hints, "did you mean '"+cmd.CommandPath()+" "+s[0]+"'?")
+				// cobra lists them in command order: the nearest first
+				// (lst is list, not get).
+				best := s[0]
+				for _, c := range s[1:] {
+					if editDistance(args[0], c) < editDistance(args[0], best) {
+						best = c
+					}
+				}
+				hints = append(hints, "did you mean '"+cmd.CommandPath()+" "+best+"'?")
 			}
 			hints = append(hints, "run '"+cmd.CommandPath()+" --help' for its commands")
 			return usageErr(fmt.Errorf("%s has no command %q", cmd.CommandPath(), args[0]), hints...)

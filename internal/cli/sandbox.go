@@ -110,7 +110,7 @@ func (a *app) execEnv() sandboxexec.Env {
 func fromExec(err error) error {
 	var se *sandboxexec.Error
 	if errors.As(err, &se) {
-		return &cliError{code: se.Code, err: se.Err, hints: se.Hints}
+		return &cliError{code: se.Code, err: se.Err, hints: se.Hints, quiet: se.Quiet}
 	}
 	return err
 }

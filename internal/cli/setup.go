@@ -181,7 +181,7 @@ func (p *probe) findPi(a *app) {
 	path, err := a.findPi()
 	if err != nil {
 		prob := setup.Problem{Code: "pi-missing", Reason: err.Error(),
-			Fix: "install Pi (npm install -g @earendil-works/pi-coding-agent), or set PIAGENT_PI to its executable"}
+			Fix: "install Pi (" + setup.PiInstall() + "), or set PIAGENT_PI to its executable"}
 		var ce *cliError
 		if errors.As(err, &ce) && len(ce.hints) > 0 {
 			prob.Fix = strings.Join(ce.hints, "; ")
@@ -230,7 +230,8 @@ func (a *app) command(ctx context.Context, argv ...string) *exec.Cmd {
 	return cmd
 }
 
-// output runs a short query and returns its stdout.
+// output runs a short query and returns its stdout, or its stderr when
+// stdout is empty: Pi 0.74 and older print their version on stderr.
 func (a *app) output(argv ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), piQueryTimeout)
 	defer cancel()
@@ -244,6 +245,9 @@ func (a *app) output(argv ...string) (string, error) {
 			return "", fmt.Errorf("%w: %s", err, l)
 		}
 		return "", err
+	}
+	if strings.TrimSpace(string(out)) == "" {
+		return stderr.String(), nil
 	}
 	return string(out), nil
 }
@@ -286,7 +290,7 @@ func (a *app) seedPreset(name string, dryRun bool) (*writeResultJSON, error) {
 	var buf bytes.Buffer
 	sub := *a
 	sub.env.Stdout = &buf
-	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true})
+	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true, Runnable: true})
 	var out writeResultJSON
 	if buf.Len() > 0 {
 		if jerr := json.Unmarshal(buf.Bytes(), &out); jerr != nil && err == nil {
@@ -481,7 +485,9 @@ func problemsErr(ps []setup.Problem) error {
 	var reasons, hints []string
 	for _, p := range ps {
 		reasons = append(reasons, p.Reason)
-		hints = append(hints, p.Fix)
+		if !slices.Contains(hints, p.Fix) {
+			hints = append(hints, p.Fix)
+		}
 	}
 	return refused(errors.New(strings.Join(reasons, "; ")), hints...)
 }
@@ -524,8 +530,13 @@ func (a *app) printSetup(out *setupJSON) {
 	}
 	if pr := out.Preset; pr != nil {
 		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, display(home, "", pr.File))
+		skipped := false
 		for _, s := range pr.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetActionText[s.Action])
+			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
+			skipped = skipped || s.Action == "skipped"
+		}
+		if skipped {
+			fmt.Fprintf(w, "  (once it is installed: piagent mcp preset %s)\n", pr.Preset)
 		}
 	}
 	printNeeds(a.env.Stderr, out.Needs)
@@ -731,7 +742,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 				return err
 			}
 			if !ok {
-				return refused(errors.New("nothing removed"))
+				return cancelled(errors.New("nothing removed"))
 			}
 		}
 	}
@@ -847,11 +858,21 @@ func (a *app) piagentForExtension() (tool *toolJSON, probs []setup.Problem) {
 	} else if bin := a.lookPath("piagent"); bin != "" {
 		tool = &toolJSON{Path: bin, Via: "PATH"}
 	} else {
-		probs = append(probs, setup.Problem{Code: "piagent-missing",
-			Reason: "piagent is not on PATH; the extension runs it and blocks every tool call without it",
-			Fix:    "add the folder go install wrote to PATH (export PATH=\"$(go env GOPATH)/bin:$PATH\"), or set PIAGENT_BIN"})
+		probs = append(probs, piagentNotOnPath())
 	}
 	return tool, append(probs, setup.PiagentProblem(a.machine(), tool, Version)...)
+}
+
+// piagentNotOnPath names the folder this piagent runs from (where go install
+// put it) and the line that puts it on PATH.
+func piagentNotOnPath() setup.Problem {
+	dir := "$(go env GOPATH)/bin"
+	if exe, err := os.Executable(); err == nil {
+		dir = filepath.Dir(exe)
+	}
+	return setup.Problem{Code: "piagent-missing",
+		Reason: fmt.Sprintf("piagent is not on PATH (this one runs from %s, where go install put it); the extension runs it and blocks every tool call without it", dir),
+		Fix:    fmt.Sprintf("export PATH=\"%s:$PATH\" now, and add that line to ~/.profile (or ~/.bashrc, ~/.zshrc) for later shells; or set PIAGENT_BIN", dir)}
 }
 
 // lookPath finds name on this invocation's PATH (not the process's own),

@@ -153,7 +153,8 @@ func TestSetupJSONFields(t *testing.T) {
 	requireSetupKeys(t, "uninstall --json", setupJSONKeys(t, out), "action", "purge", "actions", "removed", "kept", "changed")
 }
 
-// uninstall --purge on a terminal asks, and only "y" or "yes" goes ahead.
+// uninstall --purge on a terminal asks, and only "y" or "yes" goes ahead;
+// anything else is a cancel, exit 3.
 func TestUninstallPurgeAsks(t *testing.T) {
 	t.Parallel()
 	w := newSetupWorld(t)
@@ -166,7 +167,7 @@ func TestUninstallPurgeAsks(t *testing.T) {
 	}
 	for _, answer := range []string{"", "n\n", "no\n", "maybe\n"} {
 		_, errs, code := w.run(answer, true, "uninstall", "--purge")
-		if code != exitAttention || !strings.Contains(errs, "Continue? [y/N]") || !strings.Contains(errs, "error: nothing removed") {
+		if code != exitCancelled || !strings.Contains(errs, "Continue? [y/N]") || !strings.Contains(errs, "error: nothing removed") {
 			t.Errorf("answer %q: exit %d\n%s", answer, code, errs)
 		}
 		if _, err := os.Stat(store); err != nil {
@@ -185,5 +186,38 @@ func TestUninstallPurgeAsks(t *testing.T) {
 	}
 	if _, err := os.Stat(store); !os.IsNotExist(err) {
 		t.Errorf("store still there after yes: %v\n%s", err, out)
+	}
+}
+
+// TestSetupPiagentNotOnPath: issue 42, item 4. After `go install`, ~/go/bin
+// is often not on PATH; setup says which folder piagent runs from and the
+// line that puts it there, and does not call itself done.
+func TestSetupPiagentNotOnPath(t *testing.T) {
+	w := newSetupWorld(t)
+	var out, errb bytes.Buffer
+	env := Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: w.home, Home: w.home,
+		Environ: []string{"HOME=" + w.home, "PATH=" + w.bin + ":/usr/bin:/bin"},
+		Now:     func() time.Time { return time.Unix(0, 0) },
+	}
+	code := Main("piagent", []string{"setup", "--no-mcp"}, env)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(exe)
+	if code != exitAttention {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitAttention, errb.String())
+	}
+	for _, want := range []string{
+		"piagent: error: piagent is not on PATH (this one runs from " + dir + ", where go install put it)",
+		"piagent: hint: export PATH=\"" + dir + ":$PATH\" now, and add that line to ~/.profile",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if strings.Contains(out.String(), "start Pi with") {
+		t.Errorf("setup says it is done with piagent off PATH:\n%s", out.String())
 	}
 }

@@ -87,9 +87,9 @@ func TestExtensionMenuAgreesWithTable(t *testing.T) {
 	if len(menu) < 5 {
 		t.Fatalf("read %d subcommands from command.ts: %v", len(menu), menu)
 	}
-	// Run from a terminal only: removing a server and granting it folders
-	// are not offered inside Pi.
-	terminalOnly := map[string]bool{"remove": true, "grant": true}
+	// Run from a terminal only: removing a server, granting it folders and
+	// applying a preset are not offered inside Pi.
+	terminalOnly := map[string]bool{"remove": true, "grant": true, "preset": true}
 	a := &app{env: Env{}, name: "piagent-mcp"}
 	for _, c := range a.mcpSubcommands() {
 		changes, ok := menu[c.Name()]

@@ -207,7 +207,7 @@ func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 			return err
 		}
 		if !ok {
-			return refused(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
+			return cancelled(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
 		}
 	}
 	pins := registry.CataloguePins(a.env.Home)

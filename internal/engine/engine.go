@@ -34,6 +34,7 @@ import (
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/serverrun"
 	"github.com/piagent/piagent/internal/setup"
 	"github.com/piagent/piagent/internal/toolname"
 )
@@ -741,6 +742,18 @@ func (en *Engine) State() (State, error) {
 		sort.Strings(st.HiddenTools)
 	}
 	st.Notice = append(st.Notice, sandboxNotice(en.sandboxStatus())...)
+	if !quiet {
+		// issue 42: a server the sandbox stopped is named, with the grant.
+		for _, s := range g.Servers {
+			if s.State == gate.Disabled {
+				continue
+			}
+			dir := sandbox.ServerStateDir(sandbox.Input{Home: en.Home, Project: g.Project}, s.Name)
+			if r, ok := serverrun.Read(dir); ok && r.State == serverrun.Failed {
+				st.Notice = append(st.Notice, r.Notice("piagent-mcp", dir))
+			}
+		}
+	}
 	// issue 6: without the launcher, name the unapproved servers the
 	// adapter may start before any tool call, and the fix.
 	if !quiet && en.getenv("PIAGENT_LAUNCHER") != "1" {

@@ -193,7 +193,11 @@ func blockFor(srv *gate.Server, via string) Decision {
 	fix := srv.Fix.String()
 	how := ""
 	if fix != "" {
-		how = "; a person can run '" + fix + "' in a terminal, or use /piagent-mcp in Pi"
+		// Each command in its own quotes: "'get x', then 'approve x'",
+		// never two commands quoted as one.
+		q := srv.Fix
+		q.Quoted = true
+		how = "; a person can run " + q.String() + " in a terminal, or use /piagent-mcp in Pi"
 	}
 	return Decision{Action: Block, Code: CodeServer, Server: srv.Name, State: srv.State, Fix: fix,
 		Reason: fmt.Sprintf("MCP server %s is %s (%s), so %s is blocked%s", srv.Name, srv.State, srv.Reason, via, how)}

@@ -186,8 +186,14 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 		if p.registryMode == RegistryEnforce && p.profile != ProfileTrustedFullAccess {
 			return p.unregisteredBlock(call.ToolName)
 		}
-		warn = &Decision{Action: ActionWarn, Code: CodeUnregistered, Subject: call.ToolName,
-			Reason: fmt.Sprintf("tool %q has no registered capabilities; it runs because the tool registry is %s (piagent warns once per tool per session); register it under toolCapabilities in ~/.pi/piagent-policy.json", call.ToolName, p.registryModeLabel())}
+		if call.ToolName != "mcp" || p.registryMode == RegistryEnforce {
+			// The adapter's own proxy tool is not warned about in
+			// advisory: the MCP gate judges every call through it, and a
+			// warning in every session that uses MCP teaches people to
+			// skip warnings.
+			warn = &Decision{Action: ActionWarn, Code: CodeUnregistered, Subject: call.ToolName,
+				Reason: fmt.Sprintf("tool %q has no registered capabilities; it runs because the tool registry is %s (piagent warns once per tool per session); register it under toolCapabilities in ~/.pi/piagent-policy.json", call.ToolName, p.registryModeLabel())}
+		}
 	}
 
 	// 2. Protected paths, whatever the registry mode.

@@ -166,7 +166,7 @@ func TestDecideProtectedPaths(t *testing.T) {
 		{"JSON string walked", call("custom_tool", "args", `{"path": "~/.ssh/known_hosts"}`), prot("~/.ssh/**")},
 		{"mcp args object", call("mcp", "tool", "fs_read", "args", map[string]any{"path": "/home/u/proj/.env"}), prot(".env*")},
 		{"mcp args JSON string", call("mcp", "tool", "fs_read", "args", `{"path":"auth.json"}`), prot("auth.json")},
-		{"mcp search query skipped", call("mcp", "search", "read .env"), got{ActionWarn, CodeUnregistered, ""}},
+		{"mcp search query skipped", call("mcp", "search", "read .env"), got{ActionAllow, CodeAllowed, ""}},
 		{"depth 32 ok", Call{ToolName: "custom_tool", Input: nest(32, "x.txt")}, got{ActionWarn, CodeUnregistered, ""}},
 		{"depth 32 protected", Call{ToolName: "custom_tool", Input: nest(32, ".env")}, prot(".env*")},
 		{"depth 33 blocked", Call{ToolName: "custom_tool", Input: nest(33, "x.txt")}, got{ActionBlock, CodeInputTooDeep, ""}},

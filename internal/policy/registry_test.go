@@ -55,7 +55,8 @@ func TestRegistry(t *testing.T) {
 		reasonHas           string
 	}{
 		{"advisory unregistered warns", "", "", call("custom"), got{ActionWarn, CodeUnregistered, ""}, "once per tool per session"},
-		{"advisory mcp warns", "", "", call("mcp", "search", "x"), got{ActionWarn, CodeUnregistered, ""}, ""},
+		{"advisory mcp proxy runs quietly (the MCP gate judges it)", "", "", call("mcp", "search", "x"), got{ActionAllow, CodeAllowed, ""}, ""},
+		{"advisory mcp namespace proxy warns", "", "", call("mcp__github", "search", "x"), got{ActionWarn, CodeUnregistered, ""}, ""},
 		{"enforce blocks unregistered", enforce, "", call("custom"), got{ActionBlock, CodeUnregistered, ""}, "toolCapabilities"},
 		{"enforce blocks mcp", enforce, "", call("mcp", "tool", "x"), got{ActionBlock, CodeUnregistered, ""}, "mcpCapabilities does not change that"},
 		{"enforce blocks mcp namespace proxy", enforce, "", call("mcp__github", "tool", "x"), got{ActionBlock, CodeUnregistered, ""}, "mcpCapabilities"},
@@ -147,7 +148,7 @@ func TestModes(t *testing.T) {
 		{"readOnly write blocked", p, ModeReadOnly, call("write", "path", "a.go", "content", "x"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
 		{"readOnly memory note blocked", p, ModeReadOnly, call("memory_note", "note", "x"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
 		{"readOnly memory search ok", p, ModeReadOnly, call("memory_search", "query", "x"), got{ActionAllow, CodeAllowed, ""}},
-		{"readOnly mcp search ok", p, ModeReadOnly, call("mcp", "search", "github"), got{ActionWarn, CodeUnregistered, ""}},
+		{"readOnly mcp search ok", p, ModeReadOnly, call("mcp", "search", "github"), got{ActionAllow, CodeAllowed, ""}},
 		{"readOnly mcp call blocked", p, ModeReadOnly, call("mcp", "tool", "create_issue"), got{ActionBlock, CodeModeDenied, ModeReadOnly}},
 		{"memory memory note ok", p, ModeMemory, call("memory_note", "note", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"memory docs write blocked", p, ModeMemory, call("write", "path", "docs/a.md", "content", "x"), got{ActionBlock, CodeModeDenied, ModeMemory}},
@@ -159,7 +160,7 @@ func TestModes(t *testing.T) {
 		{"docsWrite md outside project is source", p, ModeDocsWrite, call("write", "path", "/tmp/x.md", "content", "x"), got{ActionBlock, CodeModeDenied, ModeDocsWrite}},
 		{"sourceWrite source ok", p, ModeSourceWrite, call("write", "path", "src/main.go", "content", "x"), got{ActionAllow, CodeAllowed, ""}},
 		{"default mode is sourceWrite", p, "", call("write", "path", "src/main.go", "content", "x"), got{ActionAllow, CodeAllowed, ""}},
-		{"sourceWrite mcp tool ok", p, ModeSourceWrite, call("mcp", "tool", "create_issue"), got{ActionWarn, CodeUnregistered, ""}},
+		{"sourceWrite mcp tool ok", p, ModeSourceWrite, call("mcp", "tool", "create_issue"), got{ActionAllow, CodeAllowed, ""}},
 		{"unknown mode blocks", p, "yolo", call("read", "path", "a.go"), got{ActionBlock, CodeModeUnknown, ""}},
 		{"project cap honoured", capped, ModeSourceWrite, call("write", "path", "src/main.go", "content", "x"), got{ActionBlock, CodeModeDenied, ModeDocsWrite}},
 		{"project cap allows docs", capped, ModeShip, call("write", "path", "docs/a.md", "content", "x"), got{ActionAllow, CodeAllowed, ""}},

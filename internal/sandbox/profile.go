@@ -138,7 +138,7 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	// Not under the temporary folder: the agent's commands may write there,
 	// and a server's package cache is code the server runs. piagent's own
 	// folder is in the registry, so no agent command writes it.
-	private := PrivateDir(filepath.Join(registry.OwnDir(in.Home), "sandbox"), in.User, in.Project+"\x00server\x00"+name)
+	private := serverPrivateDir(in, name)
 	var secrets []string
 	for _, rel := range serverSecrets {
 		secrets = append(secrets, filepath.Join(in.Home, rel))
@@ -152,6 +152,16 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	}
 	return p
 }
+
+func serverPrivateDir(in Input, name string) string {
+	return PrivateDir(filepath.Join(registry.OwnDir(in.Home), "sandbox"), in.User, in.Project+"\x00server\x00"+name)
+}
+
+// ServerStateDir is where piagent, outside the sandbox, keeps what it saw
+// of server name's last run (its exit, the tail of its stderr): beside the
+// server's private folder, in piagent's own folder, which the server
+// cannot write.
+func ServerStateDir(in Input, name string) string { return serverPrivateDir(in, name) + ".state" }
 
 // derive builds a profile: writable roots, the private folder, whether
 // piagent's own secret (the approval store) is hidden too, and further

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/paths"
@@ -37,7 +38,10 @@ type Env struct {
 	Home    string
 	Dir     string // the working directory, absolute
 	Environ []string
+	Stdin   io.Reader // nil: this process's
+	Stdout  io.Writer // nil: this process's
 	Stderr  io.Writer
+	Now     func() time.Time // nil: time.Now
 }
 
 // Getenv looks a variable up in Environ; the last assignment wins.
@@ -65,11 +69,13 @@ type Options struct {
 	KeepEnv []string
 }
 
-// Error is a refusal (Code 1) or a usage error (Code 2), with the fixes.
+// Error is a refusal (Code 1) or a usage error (Code 2), with the fixes;
+// a Quiet one (a server's own exit status) prints nothing.
 type Error struct {
 	Code  int
 	Err   error
 	Hints []string
+	Quiet bool
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
@@ -152,6 +158,10 @@ func Run(env Env, o Options, argv []string) error {
 		var g grant.Grant
 		if p, g, err = ServerProfile(env, o.Project, o.Server); err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
+		}
+		if env.Getenv(serverChildVar) != "1" {
+			// Run it as a child, and record how it ended (supervise.go).
+			return superviseServer(env, o, argv, p)
 		}
 		pass = append(pass, g.Env...)
 	default:
@@ -315,6 +325,9 @@ func Report(w io.Writer, name string, err error) int {
 	code, hints := 1, []string(nil)
 	var se *Error
 	if errors.As(err, &se) {
+		if se.Quiet {
+			return se.Code
+		}
 		code, hints = se.Code, se.Hints
 	}
 	fmt.Fprintf(w, "%s: error: %s\n", name, strings.ReplaceAll(err.Error(), "\n", " "))

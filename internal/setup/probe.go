@@ -22,7 +22,8 @@ type Tool struct {
 // (RealMachine), tests a fake.
 type Machine struct {
 	// Output runs a short query (a program's --version) and returns its
-	// stdout.
+	// stdout, or its stderr when stdout is empty (Pi 0.74 and older print
+	// their version there).
 	Output func(argv ...string) (string, error)
 	// LookPath finds a program on the person's PATH; "" when it is not there.
 	LookPath func(name string) string
@@ -83,9 +84,24 @@ func ProbePi(m Machine, pi Tool) (Tool, *Tool, []Problem) {
 		pi.Version = v.String()
 	}
 	if prob != nil {
+		if prob.Code == "pi-old" && hasCode(problems, "node-old") {
+			// npm installed the newest Pi this old Node accepts: a new
+			// Node alone leaves that Pi in place.
+			prob.Reason += fmt.Sprintf(" (npm chose it because the Node that ran npm is older than %s)", MinNode)
+			prob.Fix = NodeFix()
+		}
 		problems = append(problems, *prob)
 	}
 	return pi, node, problems
+}
+
+func hasCode(ps []Problem, code string) bool {
+	for _, p := range ps {
+		if p.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // NPMProblems: Pi 0.86 installs a user's npm packages with `npm install

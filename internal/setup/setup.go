@@ -33,6 +33,23 @@ const (
 	AdapterSource  = "npm:" + AdapterName + "@" + AdapterVersion
 )
 
+// PiPackage is Pi's npm package, and TestedPi the newest Pi the end-to-end
+// suite pins (test/e2e/npm-pi16/package-lock.json; TestTestedPiPinned holds
+// the two together): what a fix tells the person to install.
+const (
+	PiPackage = "@earendil-works/pi-coding-agent"
+	TestedPi  = "1.6.0"
+)
+
+// NodeFix is the fix for a Node too old for Pi. Pi goes again too: npm
+// installed the newest Pi the old Node accepted.
+func NodeFix() string {
+	return fmt.Sprintf("install Node %d.%d or later and put it first on PATH (nvm, fnm or your package manager), then reinstall Pi with it: %s", MinNode.Major, MinNode.Minor, PiInstall())
+}
+
+// PiInstall is the command that installs the Pi setup is tested with.
+func PiInstall() string { return "npm install -g " + PiPackage + "@" + TestedPi }
+
 var (
 	// MinPi is the oldest Pi the extension and adapter 2.36.0 work with.
 	MinPi = Version{0, 86, 0}
@@ -106,7 +123,7 @@ func CheckPi(out string) (Version, *Problem) {
 	}
 	if v.Less(MinPi) {
 		return v, &Problem{Code: "pi-old", Reason: fmt.Sprintf("Pi %s is older than %s, which the piagent extension and pi-mcp-adapter %s need", v, MinPi, AdapterVersion),
-			Fix: "update Pi: pi update --self (or npm install -g @earendil-works/pi-coding-agent@latest)"}
+			Fix: "update Pi: " + PiInstall() + " (npm installs the newest Pi whose engines accept the Node that runs npm: check node --version first)"}
 	}
 	return v, nil
 }
@@ -120,7 +137,7 @@ func CheckNode(out string) (Version, *Problem) {
 	}
 	if v.Less(MinNode) {
 		return v, &Problem{Code: "node-old", Reason: fmt.Sprintf("Node %s is older than %s, which Pi %d.%d needs", v, MinNode, MinPi.Major, MinPi.Minor),
-			Fix: fmt.Sprintf("install Node %d.%d or later and put it first on PATH (for example with nvm, fnm or your package manager)", MinNode.Major, MinNode.Minor)}
+			Fix: NodeFix()}
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -425,4 +426,22 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("%q -> %v does not round-trip: %v %v", s, v, w, err)
 		}
 	})
+}
+
+// TestTestedPiPinned: the Pi a fix tells the person to install is the one the
+// end-to-end suite pins.
+func TestTestedPiPinned(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "test", "e2e", "npm-pi16", "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock struct {
+		Packages map[string]struct{ Version string } `json:"packages"`
+	}
+	if err := json.Unmarshal(data, &lock); err != nil {
+		t.Fatal(err)
+	}
+	if got := lock.Packages["node_modules/"+PiPackage].Version; got != TestedPi {
+		t.Errorf("the end-to-end suite pins Pi %q, TestedPi is %q", got, TestedPi)
+	}
 }

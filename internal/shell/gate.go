@@ -14,7 +14,7 @@ var guardedSubcommands = map[string]bool{
 // readOnlySubcommands may run; a non-nil set limits the next word.
 var readOnlySubcommands = map[string]map[string]bool{
 	"list": nil, "get": nil, "doctor": nil, "notice": nil, "help": nil, "completion": nil,
-	"version": nil, "pi": nil,
+	"version": nil, "pi": nil, "exit-codes": nil, "environment": nil,
 	"policy":    {"check": true, "redact": true, "show": true, "help": true},
 	"guard":     {"serve": true, "help": true},
 	"extension": {"path": true, "help": true},

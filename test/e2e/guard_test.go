@@ -353,7 +353,7 @@ func TestGuardSlashCommandWithoutUI(t *testing.T) {
 	if data := w.Read(store); !strings.Contains(data, `"repo-tools"`) || !strings.Contains(data, `"approved"`) {
 		t.Errorf("store after /piagent-mcp approve:\n%s\npi stderr:\n%s", data, r.Stderr)
 	}
-	if !strings.Contains(r.Stdout+r.Stderr, "definition (merged: what will run)") {
+	if !strings.Contains(r.Stdout+r.Stderr, "definition (merged: what will run") {
 		t.Errorf("approve did not show the definition:\n%s", r.Stdout+r.Stderr)
 	}
 	if n := len(llm.Requests()); n != 0 {
