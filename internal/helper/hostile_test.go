@@ -30,7 +30,9 @@ func TestHelperAnswersOverHostileConfig(t *testing.T) {
 			c := start(t, home, cwd)
 			done := make(chan map[string]any, 1)
 			began := time.Now()
-			go func() { done <- c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": "README.md"}}) }()
+			go func() {
+				done <- c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": "README.md"}})
+			}()
 			select {
 			case m := <-done:
 				r, _ := m["result"].(map[string]any)
