@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -425,4 +427,24 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("%q -> %v does not round-trip: %v %v", s, v, w, err)
 		}
 	})
+}
+
+// TestReadHeadRefusesFIFO (issue 40, item 2): a FIFO where a program on
+// PATH was expected is an error at once, not a hang of doctor or setup.
+func TestReadHeadRefusesFIFO(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "pi")
+	if err := syscall.Mkfifo(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := readHead(p, 64); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a FIFO was read as a program")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("readHead hangs on a FIFO")
+	}
 }
