@@ -448,3 +448,29 @@ func TestReadHeadRefusesFIFO(t *testing.T) {
 		t.Fatal("readHead hangs on a FIFO")
 	}
 }
+
+// TestManifestOfFIFO (issue 40, item 2): a package folder whose
+// package.json is a FIFO or a link to /dev/zero (a local package a
+// settings file names) reads as no manifest at once.
+func TestManifestOfFIFO(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(string) error{
+		"fifo":     func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"dev-zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		dir := t.TempDir()
+		if err := plant(filepath.Join(dir, "package.json")); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan bool, 1)
+		go func() { _, ok := ReadManifest(dir); done <- ok }()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("%s: read as a manifest", name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: ReadManifest hangs", name)
+		}
+	}
+}
