@@ -326,6 +326,9 @@ func (a *app) printSkipped(g *gate.Gate) {
 		where := at(display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
 		fmt.Fprintf(a.env.Stderr, "%s: warning: skipped %s: %s\n", a.name, where, s.Reason)
 	}
+	for _, s := range g.View.Ignored {
+		fmt.Fprintf(a.env.Stderr, "%s: warning: in %s, %s\n", a.name, display(a.env.Home, g.View.Cwd, s.Path), s.Reason)
+	}
 }
 
 // printBlocks explains every full-block state on stderr.

@@ -12,6 +12,7 @@ import (
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/grant"
+	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
@@ -178,5 +179,27 @@ func TestStateFilesRefuseWhatIsNotThePersons(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestUnsafePolicyBlocks (issue 40, item 5): the person's policy file
+// writable by every user, or owned by another user (as root), is not
+// applied: every call is blocked, naming the file and the fix, and a
+// running engine sees the change at its next call.
+func TestUnsafePolicyBlocks(t *testing.T) {
+	t.Parallel()
+	home, proj := t.TempDir(), t.TempDir()
+	p := registry.UserPolicy(home)
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	os.WriteFile(p, []byte(`{"version": 1}`+"\n"), 0o600)
+	en := &Engine{Home: home, Cwd: proj}
+	call := guard.Call{ToolName: "read", Input: map[string]any{"path": "README.md"}}
+	if d := en.Decide(call); d.Action == "block" {
+		t.Fatalf("the person's own policy: %+v", d)
+	}
+	os.Chmod(p, 0o666)
+	d := en.Decide(call)
+	if d.Action != "block" || !strings.Contains(d.Reason, p) || !strings.Contains(d.Reason, "chmod 600") {
+		t.Fatalf("a policy every user may write: %+v", d)
 	}
 }

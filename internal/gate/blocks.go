@@ -177,6 +177,9 @@ func (in *Input) warnings(g *Gate) []Warning {
 	if g.StoreErr != nil {
 		out = append(out, Warning{Code: "store-unreadable", Text: g.StoreErr.Error()})
 	}
+	for _, ig := range in.View.Ignored {
+		out = append(out, Warning{Code: "ignored-entry", File: ig.Path, Text: ig.Reason})
+	}
 	return out
 }
 

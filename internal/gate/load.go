@@ -67,7 +67,9 @@ func Load(o Options) (*Gate, error) {
 		Optional: preset.OptionalVars,
 		newFS:    func(servers int) FS { return newSnapFS(servers) },
 	})
-	watched := append(slices.Clone(view.Consulted), storePath)
+	// The store's folder too: a change of its owner or mode (StrictModes)
+	// changes whether the store counts.
+	watched := append(slices.Clone(view.Consulted), storePath, filepath.Dir(storePath))
 	watched = append(watched, g.PinnedPaths()...)
 	for _, t := range g.TreePins {
 		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {

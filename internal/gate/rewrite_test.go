@@ -115,6 +115,17 @@ func TestCacheSeesSameSizeSameMtimeRewrite(t *testing.T) {
 			if got := state(); got != Rejected {
 				t.Fatalf("after the store was rewritten in place: %s, want %s", got, Rejected)
 			}
+			// ~/.pi made writable by every user: the store stops counting
+			// at once (issue 40, item 5)
+			sameSizeRewrite(t, store.Path, `"rejected"`, `"approved"`)
+			os.Chmod(filepath.Dir(store.Path), 0o777)
+			if got := state(); got != PendingApproval {
+				t.Fatalf("with ~/.pi writable by every user: %s, want %s", got, PendingApproval)
+			}
+			os.Chmod(filepath.Dir(store.Path), 0o700)
+			if got := state(); got != first {
+				t.Fatalf("~/.pi restored: %s, want %s", got, first)
+			}
 		})
 	}
 }

@@ -328,6 +328,9 @@ func (l *loader) takeLayer(ls *layerState, r *readResult) {
 		return
 	}
 	cfg := &r.cfg
+	for _, why := range cfg.ignored {
+		l.view.Ignored = append(l.view.Ignored, Skipped{Path: path, Layer: id, Reason: why})
+	}
 	lay.Loaded = true
 	lay.Servers = cfg.servers
 	lay.Imports = cfg.imports

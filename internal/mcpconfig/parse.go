@@ -24,7 +24,8 @@ type parsedConfig struct {
 	imports          []string // string entries of an imports array
 	settings         map[string]any
 	hasClaudePlugins bool
-	claudePlugins    any // as written
+	claudePlugins    any      // as written
+	ignored          []string // what the adapter passes over, in words
 }
 
 // parseConfig reads one config layer. blank reports a file that holds only
@@ -86,7 +87,7 @@ func validateConfig(v any) (parsedConfig, bool, error) {
 	if servers == nil {
 		servers = raw["mcp-servers"]
 	}
-	cfg.servers = serverEntries(servers)
+	cfg.servers, cfg.ignored = serverEntries(servers)
 	if list, ok := raw["imports"].([]any); ok {
 		cfg.imports = []string{}
 		for _, k := range list {
@@ -113,19 +114,43 @@ func validateConfig(v any) (parsedConfig, bool, error) {
 	return cfg, false, nil
 }
 
-// serverEntries keeps the object-valued entries of a server map.
-func serverEntries(v any) map[string]Entry {
+// serverEntries keeps the object-valued entries of a server map, and says
+// what it passed over, as the adapter does without a word.
+func serverEntries(v any) (map[string]Entry, []string) {
 	out := map[string]Entry{}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return out
+		if v == nil {
+			return out, nil
+		}
+		return out, []string{fmt.Sprintf("mcpServers is %s, not an object: the adapter reads no server from it", jsonKind(v))}
 	}
-	for name, e := range m {
-		if entry, ok := e.(map[string]any); ok && name != "__proto__" {
+	var ignored []string
+	for _, name := range sortedNames(m) {
+		if entry, ok := m[name].(map[string]any); ok && name != "__proto__" {
 			out[name] = entry
+		} else if !ok {
+			ignored = append(ignored, fmt.Sprintf("mcpServers.%s is %s, not an object: the adapter skips it", name, jsonKind(m[name])))
 		}
 	}
-	return out
+	return out, ignored
+}
+
+// jsonKind names a decoded JSON value's type.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
 }
 
 // sortedNames gives a deterministic order for a decoded object's keys (the

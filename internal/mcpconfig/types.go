@@ -152,6 +152,9 @@ type View struct {
 	Imports             []ImportDecl
 	ImportTargets       []ImportTarget
 	Skipped             []Skipped
+	// Ignored are parts of a loaded file the adapter passes over: an
+	// mcpServers that is not an object, a server entry that is not one.
+	Ignored []Skipped `json:"ignored,omitempty"`
 	// Consulted is every path a reader looked at, present or missing, sorted
 	// and unique: the gate's cache signature is built from it.
 	Consulted []string

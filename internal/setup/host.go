@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // Pi versions that change how MCP must be started.
@@ -63,7 +65,7 @@ func PiPackageVersion(exe string) (Version, bool) {
 		return Version{}, false
 	}
 	for dir := filepath.Dir(real); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		data, err := safefile.Read(filepath.Join(dir, "package.json"), safefile.Options{})
 		if err != nil {
 			continue
 		}
@@ -113,7 +115,7 @@ type Trust struct {
 
 // ProjectTrust reads trust.json for project.
 func ProjectTrust(agentDir, project string) Trust {
-	data, err := os.ReadFile(filepath.Join(agentDir, "trust.json"))
+	data, err := safefile.Read(filepath.Join(agentDir, "trust.json"), safefile.Options{})
 	if err != nil {
 		if os.IsNotExist(err) {
 			return Trust{}
@@ -136,7 +138,7 @@ func ProjectTrust(agentDir, project string) Trust {
 
 // ReadManifest reads name and version from dir/package.json.
 func ReadManifest(dir string) (Manifest, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	data, err := safefile.Read(filepath.Join(dir, "package.json"), safefile.Options{})
 	if err != nil {
 		return Manifest{}, false
 	}
@@ -167,7 +169,7 @@ func AdapterLoads(agentDir, home string, args []string) (bool, error) {
 	if loads || noExt {
 		return loads, nil
 	}
-	data, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	data, err := safefile.Read(filepath.Join(agentDir, "settings.json"), safefile.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

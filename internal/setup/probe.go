@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Tool is a program setup found: where it is, its version, and how it was
@@ -159,11 +160,23 @@ func PiagentProblem(m Machine, tool *Tool, version string) []Problem {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	// A program found on PATH: only a regular file is read, opened without
+	// blocking, so that a FIFO in its place cannot hang doctor or setup.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	buf := make([]byte, n)
 	m, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -78,7 +78,7 @@ func ReadRecord(path string) (r Record, found bool, err error) {
 // reports whether the file changed; an identical record is not rewritten.
 func WriteRecord(path string, r Record) (bool, error) {
 	data := r.Encode()
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if old, err := safefile.Read(path, safefile.Options{Own: true}); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

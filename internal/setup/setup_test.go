@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -443,5 +445,51 @@ func TestTestedPiPinned(t *testing.T) {
 	}
 	if got := lock.Packages["node_modules/"+PiPackage].Version; got != TestedPi {
 		t.Errorf("the end-to-end suite pins Pi %q, TestedPi is %q", got, TestedPi)
+	}
+}
+
+// TestReadHeadRefusesFIFO (issue 40, item 2): a FIFO where a program on
+// PATH was expected is an error at once, not a hang of doctor or setup.
+func TestReadHeadRefusesFIFO(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "pi")
+	if err := syscall.Mkfifo(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := readHead(p, 64); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a FIFO was read as a program")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("readHead hangs on a FIFO")
+	}
+}
+
+// TestManifestOfFIFO (issue 40, item 2): a package folder whose
+// package.json is a FIFO or a link to /dev/zero (a local package a
+// settings file names) reads as no manifest at once.
+func TestManifestOfFIFO(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(string) error{
+		"fifo":     func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"dev-zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		dir := t.TempDir()
+		if err := plant(filepath.Join(dir, "package.json")); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan bool, 1)
+		go func() { _, ok := ReadManifest(dir); done <- ok }()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("%s: read as a manifest", name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: ReadManifest hangs", name)
+		}
 	}
 }
