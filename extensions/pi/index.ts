@@ -46,7 +46,7 @@ import {
 import { HelperError, START_TIMEOUT_MS } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { sandboxedOperations } from "./sandbox.ts";
-import { DISCOVERY_GLOBALS, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
+import { DISCOVERY_GLOBALS, type FirstSeen, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
 
 /**
  * Where a session's mode waits across a reload: Pi runs this factory again
@@ -288,7 +288,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
    * before the model reads it). Nothing is asked when no tool could be a
    * server's. Throws when the helper cannot answer.
    */
-  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding }> {
+  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding; first: FirstSeen[] }> {
     const all = pi.getAllTools() as any[];
     const adapterPath = all.find((t) => t?.name === "mcp")?.sourceInfo?.path;
     const offered = all
@@ -297,13 +297,13 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         return String(t?.name ?? "").startsWith("mcp__") || (adapterPath !== undefined && path === adapterPath) || path === "builtin:mcp";
       })
       .map((t) => ({ name: String(t.name), sourcePath: t?.sourceInfo?.path as string | undefined }));
-    if (offered.length === 0) return { tools: [], w: withholding([], []) };
+    if (offered.length === 0) return { tools: [], w: withholding([], []), first: [] };
     if (all.some((t) => String(t?.sourceInfo?.path ?? "").startsWith("builtin:") && String(t?.name ?? "").startsWith("mcp__"))) {
       await reportBuiltin(project);
     }
     const a = await guard.withheld(project, offered);
     if (!a || !Array.isArray(a.withheld)) throw new HelperError("bad-result", "withheld answered without a list");
-    return { tools: a.withheld, w: withholding(a.withheld, all) };
+    return { tools: a.withheld, w: withholding(a.withheld, all), first: Array.isArray(a.firstSight) ? a.firstSight : [] };
   }
 
   // Issue 39, item 1: the model never reads a description no person has
@@ -320,6 +320,12 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
     } catch (err) {
       if (!(err instanceof HelperError)) helperDown(ctx, err);
       return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, so which MCP tool descriptions no person has accepted cannot be told. To fix: ${fixFor(err)}.`);
+    }
+    // What was pinned at first sight is shown to the person before the
+    // model reads it (issue 39, item 4).
+    for (const f of now.first) {
+      tell(ctx, `piagent: MCP server ${f.server} was seen for the first time; what it offers the model is pinned as:\n  ${f.tools.join("\n  ")}\n` +
+        `A later change is blocked until a person accepts it. Review: /piagent-mcp get ${f.server}`, "info");
     }
     if (now.tools.length === 0) return undefined;
     const r = withholdFromPayload(event.payload, now.w);

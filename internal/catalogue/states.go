@@ -172,6 +172,8 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 		// (issue 39, item 2).
 		if err := Record(pinsPath, key, seen, true, now); err != nil {
 			st.Err = err.Error()
+		} else {
+			st.FirstSight = true
 		}
 	}
 	// Concealed content stays stopped until a person accepts it (a pin by

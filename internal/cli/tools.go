@@ -156,6 +156,39 @@ func (v toolsView) print(w io.Writer, name string) {
 	}
 }
 
+// preview shows, in an approval's preview, what the server offers the
+// model as far as it is known, so that consent covers it at first sight too
+// (issue 39, item 4): every tool with its description, hidden characters
+// made visible; or that it is not known yet.
+func (v toolsView) preview(w io.Writer, name string) {
+	switch {
+	case v.Err != "":
+		fmt.Fprintf(w, "tools: cannot be read: %s\n", v.Err)
+		return
+	case !v.Known:
+		fmt.Fprintf(w, "tools: not known yet: pinned at first connection, shown in the notice\n")
+		return
+	}
+	state := "not pinned yet: pinned at the next connection, as listed here"
+	switch {
+	case v.Pinned && !v.Diff.Empty():
+		state = "changed since pinned: " + v.Diff.String()
+	case v.Pinned:
+		state = "as pinned"
+	}
+	fmt.Fprintf(w, "tools (%d, %s):\n", len(v.seen.Tools), state)
+	for _, n := range v.seen.Names() {
+		desc, _ := v.tools[n]["description"].(string)
+		fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+	}
+	for _, c := range v.Concealed {
+		fmt.Fprintf(w, "concealed: %s\n", c)
+	}
+	if v.instructions != "" {
+		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.instructions))
+	}
+}
+
 // reportedChange is the last changed catalogue Pi's built-in client
 // reported for a server (the helper records it), against its pin.
 func (a *app) reportedChange(g *gate.Gate, s *gate.Server) (catalogue.Pin, catalogue.Diff, bool) {
