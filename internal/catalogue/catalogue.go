@@ -229,6 +229,9 @@ type State struct {
 	// FirstSight: the catalogue was pinned now, at its first sight; the
 	// person is shown what was pinned (issue 39, item 4).
 	FirstSight bool
+	// Unseen: the person's policy asks to look at a catalogue before the
+	// model may ("firstSight": "ask"), and no person has accepted this one.
+	Unseen bool
 }
 
 // Stops says whether a call of tool (its name as the server gave it; ""
@@ -236,6 +239,9 @@ type State struct {
 func (st *State) Stops(tool string) (state, why string, stop bool) {
 	if st.Err != "" {
 		return "catalogue-unreadable", "its catalogue pins cannot be read (" + st.Err + ")", true
+	}
+	if st.Unseen {
+		return "tools-unseen", "it was seen for the first time and your policy asks to look before the model may use it (firstSight: ask)", true
 	}
 	// A change since the pin is said first: it is what a person reviews.
 	if tool != "" && slices.Contains(st.Diff.Changed, tool) {

@@ -106,6 +106,13 @@ func (en *Engine) belongs(g *gate.Gate) func(*gate.Server, mcpcache.ServerEntry)
 	}
 }
 
+// askFirst: the person's policy says "firstSight": "ask" (a policy that
+// cannot be read asks: the stricter side).
+func (en *Engine) askFirst() bool {
+	pol, err := policy.LoadSettings(en.Home, en.Cwd)
+	return err != nil || pol.FirstSight() == policy.FirstSightAsk
+}
+
 // lookup is the environment Pi runs in, as the adapter's interpolation
 // reads it (an empty value is not an unset one).
 func (en *Engine) lookup(k string) (string, bool) {
@@ -573,7 +580,7 @@ func stateOf(g *gate.Gate, quiet bool) State {
 // built-in client reported for servers the cache does not have. Called with
 // s.mu held.
 func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, time.Now())
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, en.askFirst(), time.Now())
 	for name, st := range out {
 		if st.FirstSight {
 			en.firstSeen = append(en.firstSeen, firstSeen(name, st))
@@ -606,7 +613,7 @@ func (en *Engine) Report(tools []catalogue.ReportedTool) (ReportAnswer, error) {
 	for i := range g.Servers {
 		names[i] = g.Servers[i].Name
 	}
-	states := catalogue.StatesFromReport(g, catalogue.FromReport(tools, names, toolname.OwnersOfBuiltin), registry.CataloguePins(en.Home), time.Now())
+	states := catalogue.StatesFromReport(g, catalogue.FromReport(tools, names, toolname.OwnersOfBuiltin), registry.CataloguePins(en.Home), en.askFirst(), time.Now())
 	en.mu.Lock()
 	en.reported = states
 	en.snap, en.snapGate = nil, nil
