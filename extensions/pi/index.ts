@@ -9,8 +9,8 @@
 //   tool_result    redact: the helper's content, or the output withheld when it cannot be checked
 //   before_provider_request
 //                  withhold: the declarations (and codemode sections) of tools the helper says
-//                  no person accepted are taken out of every request; one it cannot clean,
-//                  or that the helper cannot judge, is not sent (withhold.ts)
+//                  no person accepted are taken out of every request (all of a server's when the
+//                  helper cannot answer); one it cannot clean is not sent (withhold.ts)
 //   broker         pi-mcp-adapter:tool-approval-request, a second layer for mcpScript and UI iframes
 //   session_start  the session notice from `state`
 //   /piagent-mcp   approve, reject, … as a person's act (command.ts)
@@ -282,13 +282,11 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   }
 
   /**
-   * The tools the model must not be shown now, with what Pi would tell it
-   * of them: the helper decides from every tool a server supplies (the
-   * built-in client's are reported first, so a changed one is compared
-   * before the model reads it). Nothing is asked when no tool could be a
-   * server's. Throws when the helper cannot answer.
+   * Pi's tools, and those a server could supply (named mcp__…, or from the
+   * adapter's or the built-in client's source): what the helper is asked
+   * about.
    */
-  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding; first: FirstSeen[] }> {
+  function serverTools(): { all: any[]; offered: { name: string; sourcePath?: string }[] } {
     const all = pi.getAllTools() as any[];
     const adapterPath = all.find((t) => t?.name === "mcp")?.sourceInfo?.path;
     const offered = all
@@ -297,6 +295,18 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         return String(t?.name ?? "").startsWith("mcp__") || (adapterPath !== undefined && path === adapterPath) || path === "builtin:mcp";
       })
       .map((t) => ({ name: String(t.name), sourcePath: t?.sourceInfo?.path as string | undefined }));
+    return { all, offered };
+  }
+
+  /**
+   * The tools the model must not be shown now, with what Pi would tell it
+   * of them: the helper decides from every tool a server supplies (the
+   * built-in client's are reported first, so a changed one is compared
+   * before the model reads it). Nothing is asked when no tool could be a
+   * server's. Throws when the helper cannot answer.
+   */
+  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding; first: FirstSeen[] }> {
+    const { all, offered } = serverTools();
     if (offered.length === 0) return { tools: [], w: withholding([], []), first: [] };
     if (all.some((t) => String(t?.sourceInfo?.path ?? "").startsWith("builtin:") && String(t?.name ?? "").startsWith("mcp__"))) {
       await reportBuiltin(project);
@@ -311,7 +321,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   // and codemode tools stay listed and searchable), so every request is
   // rewritten on its way out, on both Pis, and re-evaluated each time (a
   // server that reconnects mid-session with a changed catalogue is
-  // withheld from the next request).
+  // withheld from the next one).
   pi.on("before_provider_request", async (event, ctx) => {
     const project = projectOf(ctx);
     let now;
@@ -319,7 +329,24 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
       now = await withheldNow(project);
     } catch (err) {
       if (!(err instanceof HelperError)) helperDown(ctx, err);
-      return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, so which MCP tool descriptions no person has accepted cannot be told. To fix: ${fixFor(err)}.`);
+      // Which descriptions a person accepted cannot be told: every tool a
+      // server supplies is withheld (and codemode's listing with them), as
+      // every call is blocked, and the session goes on without them.
+      let all: any[] = [];
+      let offered: { name: string }[] = [];
+      try {
+        ({ all, offered } = serverTools());
+      } catch {
+        // no tool list: nothing is known to take out, so nothing is sent
+        return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, and Pi's tool list cannot be read. To fix: ${fixFor(err)}.`);
+      }
+      const w = withholding(offered, all);
+      w.boundaryInText = true;
+      const r = withholdFromPayload(event.payload, w);
+      if (r.leak !== undefined) {
+        return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, and a server's tool description could not be taken out of it. To fix: ${fixFor(err)}.`);
+      }
+      return r.removed > 0 ? r.payload : undefined;
     }
     // What was pinned at first sight is shown to the person before the
     // model reads it (issue 39, item 4).
