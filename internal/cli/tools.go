@@ -184,7 +184,7 @@ func (v toolsView) preview(w io.Writer, name string) {
 		fmt.Fprintf(w, "tools: not known yet: pinned at first connection, shown in the notice\n")
 		return
 	}
-	state := "not pinned yet: pinned at the next connection, as listed here"
+	state := "not pinned yet: pinned as listed here when the session next reads them"
 	switch {
 	case v.Pinned && !v.Diff.Empty():
 		state = "changed since pinned: " + v.Diff.String()
