@@ -4,7 +4,7 @@
 // only what to do when there is no answer: block the call, withhold the
 // result, deny the broker request.
 
-import type { WithheldTool } from "./withhold.ts";
+import type { FirstSeen, WithheldTool } from "./withhold.ts";
 import { FIND_HINT, type Handshake, HelperClient, HelperError, HelperUnavailable, REQUEST_TIMEOUT_MS } from "./helper.ts";
 
 export type DecideAction = "allow" | "block" | "confirm" | "warn";
@@ -246,7 +246,7 @@ export class Guard {
   }
 
   /** Which of the tools Pi would declare to the model it must not be shown (issue 39). */
-  withheld(project: string, tools: { name: string; sourcePath?: string }[]): Promise<{ withheld: WithheldTool[] }> {
+  withheld(project: string, tools: { name: string; sourcePath?: string }[]): Promise<{ withheld: WithheldTool[]; firstSight?: FirstSeen[] }> {
     return this.request(project, "withheld", { tools });
   }
 

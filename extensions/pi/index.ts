@@ -9,8 +9,8 @@
 //   tool_result    redact: the helper's content, or the output withheld when it cannot be checked
 //   before_provider_request
 //                  withhold: the declarations (and codemode sections) of tools the helper says
-//                  no person accepted are taken out of every request; one it cannot clean,
-//                  or that the helper cannot judge, is not sent (withhold.ts)
+//                  no person accepted are taken out of every request (all of a server's when the
+//                  helper cannot answer); one it cannot clean is not sent (withhold.ts)
 //   broker         pi-mcp-adapter:tool-approval-request, a second layer for mcpScript and UI iframes
 //   session_start  the session notice from `state`
 //   /piagent-mcp   approve, reject, … as a person's act (command.ts)
@@ -50,7 +50,7 @@ import {
 import { HelperError, startTimeoutMs } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { type SandboxBinary, sandboxedOperations } from "./sandbox.ts";
-import { DISCOVERY_GLOBALS, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
+import { DISCOVERY_GLOBALS, type FirstSeen, unsendable, type WithheldTool, type Withholding, withholdFromPayload, withholding } from "./withhold.ts";
 
 /**
  * Where a session's mode waits across a reload: Pi runs this factory again
@@ -297,13 +297,11 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   }
 
   /**
-   * The tools the model must not be shown now, with what Pi would tell it
-   * of them: the helper decides from every tool a server supplies (the
-   * built-in client's are reported first, so a changed one is compared
-   * before the model reads it). Nothing is asked when no tool could be a
-   * server's. Throws when the helper cannot answer.
+   * Pi's tools, and those a server could supply (named mcp__…, or from the
+   * adapter's or the built-in client's source): what the helper is asked
+   * about.
    */
-  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding }> {
+  function serverTools(): { all: any[]; offered: { name: string; sourcePath?: string }[] } {
     const all = pi.getAllTools() as any[];
     const adapterPath = all.find((t) => t?.name === "mcp")?.sourceInfo?.path;
     const offered = all
@@ -312,13 +310,25 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
         return String(t?.name ?? "").startsWith("mcp__") || (adapterPath !== undefined && path === adapterPath) || path === "builtin:mcp";
       })
       .map((t) => ({ name: String(t.name), sourcePath: t?.sourceInfo?.path as string | undefined }));
-    if (offered.length === 0) return { tools: [], w: withholding([], []) };
+    return { all, offered };
+  }
+
+  /**
+   * The tools the model must not be shown now, with what Pi would tell it
+   * of them: the helper decides from every tool a server supplies (the
+   * built-in client's are reported first, so a changed one is compared
+   * before the model reads it). Nothing is asked when no tool could be a
+   * server's. Throws when the helper cannot answer.
+   */
+  async function withheldNow(project: string): Promise<{ tools: WithheldTool[]; w: Withholding; first: FirstSeen[] }> {
+    const { all, offered } = serverTools();
+    if (offered.length === 0) return { tools: [], w: withholding([], []), first: [] };
     if (all.some((t) => String(t?.sourceInfo?.path ?? "").startsWith("builtin:") && String(t?.name ?? "").startsWith("mcp__"))) {
       await reportBuiltin(project);
     }
     const a = await guard.withheld(project, offered);
     if (!a || !Array.isArray(a.withheld)) throw new HelperError("bad-result", "withheld answered without a list");
-    return { tools: a.withheld, w: withholding(a.withheld, all) };
+    return { tools: a.withheld, w: withholding(a.withheld, all), first: Array.isArray(a.firstSight) ? a.firstSight : [] };
   }
 
   // Issue 39, item 1: the model never reads a description no person has
@@ -326,7 +336,7 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   // and codemode tools stay listed and searchable), so every request is
   // rewritten on its way out, on both Pis, and re-evaluated each time (a
   // server that reconnects mid-session with a changed catalogue is
-  // withheld from the next request).
+  // withheld from the next one).
   pi.on("before_provider_request", async (event, ctx) => {
     try {
       return await withholdRequest(event, ctx);
@@ -342,7 +352,30 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
       now = await withheldNow(project);
     } catch (err) {
       if (!(err instanceof HelperError)) helperDown(ctx, err);
-      return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, so which MCP tool descriptions no person has accepted cannot be told. To fix: ${fixFor(err)}.`);
+      // Which descriptions a person accepted cannot be told: every tool a
+      // server supplies is withheld (and codemode's listing with them), as
+      // every call is blocked, and the session goes on without them.
+      let all: any[] = [];
+      let offered: { name: string }[] = [];
+      try {
+        ({ all, offered } = serverTools());
+      } catch {
+        // no tool list: nothing is known to take out, so nothing is sent
+        return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, and Pi's tool list cannot be read. To fix: ${fixFor(err)}.`);
+      }
+      const w = withholding(offered, all);
+      w.boundaryInText = true;
+      const r = withholdFromPayload(event.payload, w);
+      if (r.leak !== undefined) {
+        return unsendable(`piagent: this request to the model was not sent: ${describeFailure(err)}, and a server's tool description could not be taken out of it. To fix: ${fixFor(err)}.`);
+      }
+      return r.removed > 0 ? r.payload : undefined;
+    }
+    // What was pinned at first sight is shown to the person before the
+    // model reads it (issue 39, item 4).
+    for (const f of now.first) {
+      tell(ctx, `piagent: MCP server ${f.server} was seen for the first time; what it offers the model is pinned as:\n  ${f.tools.join("\n  ")}\n` +
+        `A later change is blocked until a person accepts it. Review: /piagent-mcp get ${f.server}`, "info");
     }
     if (now.tools.length === 0) return undefined;
     const r = withholdFromPayload(event.payload, now.w);

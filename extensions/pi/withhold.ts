@@ -33,6 +33,12 @@ export interface WithheldTool {
   fix?: string;
 }
 
+/** A catalogue pinned at first sight: each tool as "name: description", made visible. */
+export interface FirstSeen {
+  server: string;
+  tools: string[];
+}
+
 /** What to take out of a request: the names, and texts that must not remain. */
 export interface Withholding {
   names: Set<string>;

@@ -36,6 +36,9 @@ type Catalogue struct {
 	// Concealed lists what a person could not see, per item ("tool x:
 	// Unicode tag characters"). Not part of the pin.
 	Concealed []Finding `json:"-"`
+	// Descriptions are the tools' descriptions as seen, for showing a
+	// first sight to the person. Not part of the pin.
+	Descriptions map[string]string `json:"-"`
 }
 
 // Finding is one item with concealed content.
@@ -62,7 +65,7 @@ func FromEntry(raw json.RawMessage) (Catalogue, error) {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return Catalogue{}, fmt.Errorf("catalogue entry: %w", err)
 	}
-	c := Catalogue{Tools: map[string]string{}, Resources: map[string]string{}, Prompts: map[string]string{}}
+	c := Catalogue{Tools: map[string]string{}, Resources: map[string]string{}, Prompts: map[string]string{}, Descriptions: map[string]string{}}
 	for _, t := range e.Tools {
 		name, ok := t["name"].(string)
 		if !ok {
@@ -75,6 +78,7 @@ func FromEntry(raw json.RawMessage) (Catalogue, error) {
 			}
 		}
 		c.Tools[name] = must(part)
+		c.Descriptions[name], _ = t["description"].(string)
 		c.scan("tool "+name, t)
 	}
 	for _, r := range e.Resources {
@@ -222,6 +226,12 @@ type State struct {
 	Diff      Diff
 	Concealed []Finding // flagged content no person has accepted yet
 	Err       string    // the pins cannot be read: every call to the server is blocked
+	// FirstSight: the catalogue was pinned now, at its first sight; the
+	// person is shown what was pinned (issue 39, item 4).
+	FirstSight bool
+	// Unseen: the person's policy asks to look at a catalogue before the
+	// model may ("firstSight": "ask"), and no person has accepted this one.
+	Unseen bool
 }
 
 // Stops says whether a call of tool (its name as the server gave it; ""
@@ -229,6 +239,9 @@ type State struct {
 func (st *State) Stops(tool string) (state, why string, stop bool) {
 	if st.Err != "" {
 		return "catalogue-unreadable", "its catalogue pins cannot be read (" + st.Err + ")", true
+	}
+	if st.Unseen {
+		return "tools-unseen", "it was seen for the first time and your policy asks to look before the model may use it (firstSight: ask)", true
 	}
 	// A change since the pin is said first: it is what a person reviews.
 	if tool != "" && slices.Contains(st.Diff.Changed, tool) {

@@ -33,7 +33,7 @@ func TestFirstSightPinDoesNotWaitOnDecidesPath(t *testing.T) {
 	}
 	os.WriteFile(pins+".lock", []byte(fmt.Sprintf("%d %s\n", pid, start)), 0o600)
 	began := time.Now()
-	st := against(Catalogue{Tools: map[string]string{"echo": "sha256:1"}}, map[string]Pin{}, nil, pins, "k", true, false, time.Now())
+	st := against(Catalogue{Tools: map[string]string{"echo": "sha256:1"}}, map[string]Pin{}, nil, pins, "k", true, false, false, time.Now())
 	if took := time.Since(began); took > time.Second {
 		t.Errorf("the first-sight pin waited %v", took)
 	}

@@ -29,7 +29,7 @@ func KeyOf(g *gate.Gate, s *gate.Server) string {
 // record is set), whatever it offers; content it hides stays stopped until
 // a person accepts it (piagent-mcp approve NAME --tools). Servers without a cache entry
 // have no state: nothing of theirs has reached the model through the cache.
-func States(g *gate.Gate, mc *mcpcache.Cache, belongs func(*gate.Server, mcpcache.ServerEntry) bool, pinsPath string, record bool, now time.Time) map[string]*State {
+func States(g *gate.Gate, mc *mcpcache.Cache, belongs func(*gate.Server, mcpcache.ServerEntry) bool, pinsPath string, record, ask bool, now time.Time) map[string]*State {
 	out := map[string]*State{}
 	if mc == nil {
 		return out
@@ -48,7 +48,7 @@ func States(g *gate.Gate, mc *mcpcache.Cache, belongs func(*gate.Server, mcpcach
 		if err != nil {
 			continue // the adapter could not use the entry either
 		}
-		out[s.Name] = against(seen, pins, perr, pinsPath, KeyOf(g, s), record, false, now)
+		out[s.Name] = against(seen, pins, perr, pinsPath, KeyOf(g, s), record, false, ask, now)
 	}
 	return out
 }
@@ -134,7 +134,7 @@ func ReportedKey(g *gate.Gate, s *gate.Server) string { return KeyOf(g, s) + "\x
 
 // StatesFromReport compares reported catalogues with their pins, pinning a
 // first sight, as States does for the adapter's cache.
-func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath string, now time.Time) map[string]*State {
+func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath string, ask bool, now time.Time) map[string]*State {
 	out := map[string]*State{}
 	pins, perr := Load(pinsPath)
 	for i := range g.Servers {
@@ -143,7 +143,7 @@ func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath stri
 		if !ok || gate.Blocks(s.State) {
 			continue
 		}
-		out[s.Name] = against(seen, pins, perr, pinsPath, ReportedKey(g, s), true, true, now)
+		out[s.Name] = against(seen, pins, perr, pinsPath, ReportedKey(g, s), true, true, ask, now)
 	}
 	return out
 }
@@ -151,8 +151,9 @@ func StatesFromReport(g *gate.Gate, reported map[string]Catalogue, pinsPath stri
 // against is one catalogue's state against the pin under key: a diff, or
 // concealed content waiting for a person, or (record) a first sight pinned
 // now. keepSeen records a changed catalogue as well, for approve --tools
-// to accept (what Pi reports exists nowhere else).
-func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key string, record, keepSeen bool, now time.Time) *State {
+// to accept (what Pi reports exists nowhere else). ask: the person's policy
+// says "firstSight": "ask".
+func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key string, record, keepSeen, ask bool, now time.Time) *State {
 	st := &State{Seen: seen}
 	if perr != nil {
 		st.Err = perr.Error()
@@ -173,6 +174,8 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 		// (issue 39, item 2).
 		if err := recordPin(pinsPath, key, seen, true, now, atomicfile.LockOptions{Wait: decideWait}); err != nil {
 			st.Err = err.Error()
+		} else {
+			st.FirstSight = true
 		}
 	}
 	// Concealed content stays stopped until a person accepts it (a pin by
@@ -180,5 +183,8 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 	if len(seen.Concealed) > 0 && (!ok || pin.By != "person") {
 		st.Concealed = seen.Concealed
 	}
+	// With "firstSight": "ask" a first-sight pin is no acceptance either:
+	// the catalogue waits until a person has looked (issue 39, item 4).
+	st.Unseen = ask && (!ok || pin.By != "person")
 	return st
 }

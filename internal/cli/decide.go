@@ -177,6 +177,7 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
+	a.toolsOf(g, s).preview(w, s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
 	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
 		fmt.Fprintf(w, "grants: read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))

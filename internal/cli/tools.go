@@ -12,6 +12,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -22,10 +23,13 @@ type toolsView struct {
 	Pinned    bool           `json:"pinned"` // a pin exists for this approval
 	Diff      catalogue.Diff `json:"diff"`
 	Concealed []string       `json:"concealed"`
-	Err       string         `json:"error,omitempty"`
-	seen      catalogue.Catalogue
-	key       string
-	tools     map[string]map[string]any // the seen tools as the cache holds them
+	// Unseen: the person's policy asks to look first ("firstSight":
+	// "ask") and no person has accepted this catalogue yet.
+	Unseen bool   `json:"unseen,omitempty"`
+	Err    string `json:"error,omitempty"`
+	seen   catalogue.Catalogue
+	key    string
+	tools  map[string]map[string]any // the seen tools as the cache holds them
 	// instructions are the server's instructions as the cache holds them.
 	instructions string
 }
@@ -54,7 +58,7 @@ func (a *app) catalogueFiles(g *gate.Gate) *catalogueFiles {
 // is taken of it too, issue 39 item 2; content a person accepted is part
 // of their pin).
 func (v toolsView) waiting() bool {
-	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || len(v.Concealed) > 0)
+	return v.Known && v.Err == "" && (v.Pinned && !v.Diff.Empty() || len(v.Concealed) > 0 || v.Unseen)
 }
 
 func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
@@ -99,12 +103,16 @@ func (a *app) toolsOf(g *gate.Gate, s *gate.Server) toolsView {
 		v.Err = err.Error()
 		return v
 	}
-	if pin, ok := pins[v.key]; ok {
+	pin, ok := pins[v.key]
+	if ok {
 		v.Pinned = true
 		v.Diff = catalogue.Compare(pin.Catalogue, seen)
 		if pin.By == "person" {
 			v.Concealed = []string{} // accepted with the pin
 		}
+	}
+	if pol, err := policy.LoadSettings(a.env.Home, g.Project); err != nil || pol.FirstSight() == policy.FirstSightAsk {
+		v.Unseen = !ok || pin.By != "person"
 	}
 	return v
 }
@@ -122,8 +130,15 @@ func (v toolsView) print(w io.Writer, name string) {
 	case !v.Pinned && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, not pinned yet (pinned at the next tool call)\n", len(v.seen.Tools))
 		return
-	case v.Pinned && v.Diff.Empty() && len(v.Concealed) == 0:
+	case v.Pinned && v.Diff.Empty() && len(v.Concealed) == 0 && !v.Unseen:
 		fmt.Fprintf(w, "tools: %d, as pinned\n", len(v.seen.Tools))
+		return
+	case v.Diff.Empty() && len(v.Concealed) == 0:
+		fmt.Fprintf(w, "tools: %d, seen for the first time; your policy asks you to look before the model may use them (firstSight: ask)\n", len(v.seen.Tools))
+		for _, n := range v.seen.Names() {
+			desc, _ := v.tools[n]["description"].(string)
+			fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+		}
 		return
 	case v.Pinned && v.Diff.Empty():
 		fmt.Fprintf(w, "tools: %d, pinned at first sight; what they hide waits for a person\n", len(v.seen.Tools))
@@ -153,6 +168,39 @@ func (v toolsView) print(w io.Writer, name string) {
 			b, _ := json.Marshal(schema)
 			fmt.Fprintf(w, "    input: %s\n", catalogue.Visible(string(b)))
 		}
+	}
+}
+
+// preview shows, in an approval's preview, what the server offers the
+// model as far as it is known, so that consent covers it at first sight too
+// (issue 39, item 4): every tool with its description, hidden characters
+// made visible; or that it is not known yet.
+func (v toolsView) preview(w io.Writer, name string) {
+	switch {
+	case v.Err != "":
+		fmt.Fprintf(w, "tools: cannot be read: %s\n", v.Err)
+		return
+	case !v.Known:
+		fmt.Fprintf(w, "tools: not known yet: pinned at first connection, shown in the notice\n")
+		return
+	}
+	state := "not pinned yet: pinned as listed here when the session next reads them"
+	switch {
+	case v.Pinned && !v.Diff.Empty():
+		state = "changed since pinned: " + v.Diff.String()
+	case v.Pinned:
+		state = "as pinned"
+	}
+	fmt.Fprintf(w, "tools (%d, %s):\n", len(v.seen.Tools), state)
+	for _, n := range v.seen.Names() {
+		desc, _ := v.tools[n]["description"].(string)
+		fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+	}
+	for _, c := range v.Concealed {
+		fmt.Fprintf(w, "concealed: %s\n", c)
+	}
+	if v.instructions != "" {
+		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.instructions))
 	}
 }
 

@@ -71,6 +71,9 @@ type Engine struct {
 	// reported are the catalogues Pi's built-in MCP client registered, as
 	// the extension reported them, against their pins (Report).
 	reported map[string]*catalogue.State
+	// firstSeen are the catalogues pinned at first sight and not yet shown
+	// to the person (Withheld hands them to the extension's notice).
+	firstSeen []FirstSeen
 }
 
 // Error is an answer that is not a decision: bad input (Code "bad-params")
@@ -102,6 +105,13 @@ func (en *Engine) belongs(g *gate.Gate) func(*gate.Server, mcpcache.ServerEntry)
 		}
 		return catalogue.Belongs(e, defs, en.lookup, g.View.Home)
 	}
+}
+
+// askFirst: the person's policy says "firstSight": "ask" (a policy that
+// cannot be read asks: the stricter side).
+func (en *Engine) askFirst() bool {
+	pol, err := policy.LoadSettings(en.Home, en.Cwd)
+	return err != nil || pol.FirstSight() == policy.FirstSightAsk
 }
 
 // lookup is the environment Pi runs in, as the adapter's interpolation
@@ -571,7 +581,12 @@ func stateOf(g *gate.Gate, quiet bool) State {
 // built-in client reported for servers the cache does not have. Called with
 // s.mu held.
 func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, time.Now())
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, en.askFirst(), time.Now())
+	for name, st := range out {
+		if st.FirstSight {
+			en.firstSeen = append(en.firstSeen, firstSeen(name, st))
+		}
+	}
 	for name, st := range en.reported {
 		if _, ok := out[name]; !ok {
 			out[name] = st
@@ -599,7 +614,7 @@ func (en *Engine) Report(tools []catalogue.ReportedTool) (ReportAnswer, error) {
 	for i := range g.Servers {
 		names[i] = g.Servers[i].Name
 	}
-	states := catalogue.StatesFromReport(g, catalogue.FromReport(tools, names, toolname.OwnersOfBuiltin), registry.CataloguePins(en.Home), time.Now())
+	states := catalogue.StatesFromReport(g, catalogue.FromReport(tools, names, toolname.OwnersOfBuiltin), registry.CataloguePins(en.Home), en.askFirst(), time.Now())
 	en.mu.Lock()
 	en.reported = states
 	en.snap, en.snapGate = nil, nil
@@ -785,6 +800,25 @@ type WithheldTool struct {
 // WithheldAnswer is the answer to withheld.
 type WithheldAnswer struct {
 	Withheld []WithheldTool `json:"withheld"`
+	// FirstSight are the catalogues pinned at first sight since the last
+	// answer: the extension shows them to the person before the request
+	// goes out (issue 39, item 4).
+	FirstSight []FirstSeen `json:"firstSight,omitempty"`
+}
+
+// FirstSeen is a catalogue pinned at first sight: the server, and each tool
+// with its description, hidden characters made visible.
+type FirstSeen struct {
+	Server string   `json:"server"`
+	Tools  []string `json:"tools"`
+}
+
+func firstSeen(name string, st *catalogue.State) FirstSeen {
+	f := FirstSeen{Server: name, Tools: []string{}}
+	for _, t := range st.Seen.Names() {
+		f.Tools = append(f.Tools, catalogue.Visible(t)+": "+catalogue.Visible(st.Seen.Descriptions[t]))
+	}
+	return f
 }
 
 // Withheld answers, for the tools Pi would declare to the model, which of
@@ -803,5 +837,8 @@ func (en *Engine) Withheld(tools []OfferedTool) (WithheldAnswer, error) {
 			out.Withheld = append(out.Withheld, WithheldTool{Name: t.Name, Server: d.Server, Code: d.Code, Reason: d.Reason, Fix: d.Fix})
 		}
 	}
+	en.mu.Lock()
+	out.FirstSight, en.firstSeen = en.firstSeen, nil
+	en.mu.Unlock()
 	return out, nil
 }

@@ -27,6 +27,7 @@ type File struct {
 	Sandbox             string              `json:"sandbox,omitempty"`
 	ServerSandbox       string              `json:"serverSandbox,omitempty"`
 	PassEnv             []string            `json:"passEnv,omitempty"`
+	FirstSight          string              `json:"firstSight,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
 	ShellProtectedPaths []string            `json:"shellProtectedPaths,omitempty"`
 	AllowReadPaths      []string            `json:"allowReadPaths,omitempty"`
@@ -75,6 +76,13 @@ const (
 	// exec refuses to fall back to Landlock alone.
 	SandboxNamespaces = "namespaces"
 
+	// FirstSightShow (the default) pins a server's catalogue the first
+	// time it is seen and shows it to the person; FirstSightAsk withholds
+	// it from the model, and blocks its calls, until the person has looked
+	// and accepted it (piagent-mcp approve NAME --tools).
+	FirstSightShow = "show"
+	FirstSightAsk  = "ask"
+
 	// ServerSandboxOn (the default) runs every stdio server piagent pi
 	// starts under piagent's server profile; ServerSandboxOff, from the
 	// user's own file only, starts them unconfined (doctor warns).
@@ -107,7 +115,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "passEnv", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "passEnv", "firstSight", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},
@@ -301,6 +309,11 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 	case "", SandboxAuto, SandboxRequired, SandboxNamespaces:
 	default:
 		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q, %q or %q", f.Sandbox, SandboxAuto, SandboxRequired, SandboxNamespaces)
+	}
+	switch f.FirstSight {
+	case "", FirstSightShow, FirstSightAsk:
+	default:
+		return ferr(keyOffset(data, "firstSight"), "firstSight %q is not %q or %q", f.FirstSight, FirstSightShow, FirstSightAsk)
 	}
 	switch f.RegistryMode {
 	case "", RegistryAdvisory, RegistryEnforce:

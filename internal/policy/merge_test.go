@@ -373,3 +373,29 @@ func TestSandboxSetting(t *testing.T) {
 		t.Error("sandbox off accepted")
 	}
 }
+
+// firstSight (issue 39, item 4): "show" by default; the person's own file
+// may say "ask" or "show", a repository's only "ask" (looking first is the
+// stricter side); any other value is a file error naming the key.
+func TestFirstSight(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		user, project, want string
+		violation           bool
+	}{
+		{"", "", FirstSightShow, false},
+		{`{"version": 1, "firstSight": "ask"}`, "", FirstSightAsk, false},
+		{`{"version": 1, "firstSight": "show"}`, "", FirstSightShow, false},
+		{"", `{"version": 1, "firstSight": "ask"}`, FirstSightAsk, false},
+		{`{"version": 1, "firstSight": "ask"}`, `{"version": 1, "firstSight": "show"}`, FirstSightAsk, true},
+	} {
+		p := mustMerge(t, tc.user, tc.project)
+		if p.FirstSight() != tc.want || (len(p.Violations()) > 0) != tc.violation {
+			t.Errorf("user %s, project %s: %s, violations %v", tc.user, tc.project, p.FirstSight(), p.Violations())
+		}
+	}
+	_, err := ParseFile("p.json", []byte(`{"version": 1, "firstSight": "later"}`))
+	if err == nil || !strings.Contains(err.Error(), `firstSight "later" is not "show" or "ask"`) {
+		t.Errorf("a bad value: %v", err)
+	}
+}

@@ -39,6 +39,8 @@ type Policy struct {
 	sandbox      string
 	serverOff    bool
 	passEnv      []string
+	// firstSightAsk: catalogues wait for a person at first sight.
+	firstSightAsk bool
 
 	protected      []entry
 	shellProtected []entry
@@ -138,6 +140,14 @@ func (p *Policy) ServerSandbox() string {
 // PassEnv lists the variables the person's own policy passes to every
 // confined command and server, beyond the default set.
 func (p *Policy) PassEnv() []string { return p.passEnv }
+
+// FirstSight is "show" (the default) or "ask".
+func (p *Policy) FirstSight() string {
+	if p.firstSightAsk {
+		return FirstSightAsk
+	}
+	return FirstSightShow
+}
 
 // Sandbox is "auto" (the default), "required" or "namespaces".
 func (p *Policy) Sandbox() string {
@@ -283,6 +293,15 @@ func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 	case len(f.PassEnv) > 0:
 		p.passEnv = append(p.passEnv, f.PassEnv...)
 		p.src("passEnv", strings.Join(f.PassEnv, ","), layer, file)
+	}
+	// Looking first is stricter than being shown: a repository may ask
+	// for it, never take it away.
+	switch {
+	case f.FirstSight == FirstSightShow && proj && p.firstSightAsk:
+		p.violate(file, "firstSight", "firstSight show would lower ask; a repository may only ask for ask")
+	case f.FirstSight != "":
+		p.firstSightAsk = f.FirstSight == FirstSightAsk
+		p.src("firstSight", f.FirstSight, layer, file)
 	}
 	// A repository may raise the sandbox's level (auto < required <
 	// namespaces), never lower it.

@@ -16,6 +16,8 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		{`{"version":1,"sandbox":"namespaces"}`, `{"version":1,"sandbox":"auto"}`},
 		{``, `{"version":1,"sandbox":"namespaces","passEnv":["ANTHROPIC_API_KEY"]}`},
 		{`{"version":1,"serverSandbox":"off"}`, `{"version":1,"serverSandbox":"off"}`},
+		{`{"version":1,"firstSight":"ask"}`, `{"version":1,"firstSight":"show"}`},
+		{``, `{"version":1,"firstSight":"ask"}`},
 		{`{"version":1,"sandbox":"bogus"}`, ""},
 		{`{"version":1,`, ""},
 	} {
@@ -40,7 +42,7 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		if ferr != nil {
 			continue
 		}
-		if full.Sandbox() != light.Sandbox() || full.ServerSandbox() != light.ServerSandbox() || !slices.Equal(full.PassEnv(), light.PassEnv()) {
+		if full.Sandbox() != light.Sandbox() || full.ServerSandbox() != light.ServerSandbox() || !slices.Equal(full.PassEnv(), light.PassEnv()) || full.FirstSight() != light.FirstSight() {
 			t.Errorf("%+v: Load %s %s %v, LoadSettings %s %s %v", tc, full.Sandbox(), full.ServerSandbox(), full.PassEnv(), light.Sandbox(), light.ServerSandbox(), light.PassEnv())
 		}
 	}

@@ -73,9 +73,14 @@ func TestWithheldAfterReconnect(t *testing.T) {
 	connect := Call("mcp", map[string]any{"connect": "repo-tools"})
 
 	w.StartLLM(connect, Say("done"))
-	requireExit0(t, w.runLaunched(bins, PiOptions{Prompt: "connect"}))
+	first := w.runLaunched(bins, PiOptions{Prompt: "connect"})
+	requireExit0(t, first)
 	if !strings.Contains(w.Read(w.HomeFile(".pi/piagent-catalogue-pins.json")), `"first-sight"`) {
 		t.Fatalf("no pin after the first run")
+	}
+	// item 4: the person is shown what was pinned at first sight
+	if !strings.Contains(first.Stderr, "repo-tools was seen for the first time") || !strings.Contains(first.Stderr, "echo: Echo the text back, prefixed with echo:") {
+		t.Errorf("the first sight was not shown to the person:\n%s", first.Stderr)
 	}
 
 	if err := os.WriteFile(desc, []byte(poison), 0o644); err != nil {

@@ -888,7 +888,7 @@ test("unsendable: resolving it works, reading, spreading or serialising it throw
   assert.throws(() => (p as any).messages, /piagent: not sent/);
 });
 
-test("before_provider_request: withheld tools leave the request; a helper that cannot answer stops it", async () => {
+test("before_provider_request: withheld tools leave the request; without the helper every server tool does", async () => {
   await withEnv({ PIAGENT_BIN: stub, STUB_WITHHELD: "mcp__mine__echo" }, async () => {
     const mcpTools = [{ name: "mcp__mine__echo", description: POISON, parameters: {} }, { name: "mcp__mine__other", description: SAFE, parameters: {} }];
     const { handlers } = fakePi(mcpTools);
@@ -904,12 +904,18 @@ test("before_provider_request: withheld tools leave the request; a helper that c
     assert.match(blocked.reason, /describeTool/);
     await handlers.get("session_shutdown")!({}, ctx);
   });
+  // the helper cannot answer: every server-supplied tool leaves the request,
+  // and a request that would still carry one's description is not sent
   await withEnv({ PIAGENT_BIN: stub, STUB_ERROR: "withheld" }, async () => {
-    const mcpTools = [{ name: "mcp__mine__echo", description: POISON, parameters: {} }];
+    const mcpTools = [{ name: "mcp__mine__echo", description: POISON, parameters: {} }, { name: "mcp__mine__other", description: SAFE, parameters: {} }];
     const { handlers } = fakePi(mcpTools);
     const { ctx } = fakeCtx(false);
-    const out = await handlers.get("before_provider_request")!({ type: "before_provider_request", payload: { tools: [] } }, ctx);
-    assert.throws(() => JSON.stringify(out), /not sent/);
+    const h = handlers.get("before_provider_request")!;
+    const out = await h({ type: "before_provider_request", payload: { tools: [...mcpTools.map((t) => ({ type: "function", function: t })), { type: "function", function: { name: "read", description: "Read a file.", parameters: {} } }] } }, ctx);
+    const text = JSON.stringify(out);
+    assert.ok(!text.includes("mcp__mine") && text.includes('"read"'), text);
+    const odd = await h({ type: "before_provider_request", payload: { toolDefs: [{ text: POISON }] } }, ctx);
+    assert.throws(() => JSON.stringify(odd), /not sent/);
     await handlers.get("session_shutdown")!({}, ctx);
   });
 });
