@@ -70,8 +70,8 @@ func superviseServer(env Env, o Options, argv []string, p sandbox.Profile) error
 		Stdin:  stdin,
 		Stdout: stdout,
 		Stderr: io.MultiWriter(passOn{env.Stderr}, tail),
-		// The child ends with this process.
-		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		// The child ends with this process (where the system can say so).
+		SysProcAttr: childAttr(),
 	}
 	stamp := func() string { return env.now().UTC().Format("2006-01-02T15:04:05Z") }
 	rec := serverrun.Record{Server: o.Server, Project: project, State: serverrun.Running, StartedAt: stamp()}
