@@ -139,7 +139,7 @@ func confinement(s *gate.Server, project string) string {
 	case cmd == "":
 		return "remote"
 	case launch.ContainerRuntime(cmd, project):
-		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does"
+		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does (it gets the server's environment allow-list alone: none of Pi's keys)"
 	}
 	return "confined"
 }

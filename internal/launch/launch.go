@@ -46,6 +46,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
 // Environment variables the launcher sets for Pi.
@@ -497,9 +498,10 @@ type Confine struct {
 }
 
 // Wrap rewrites cfg's mcpServers in place. A remote server (url) is left as
-// it is, and so is one run through a container runtime, whose daemon socket
-// is root-equivalent and could not be confined anyway (get and doctor say
-// "not confined").
+// it is. One run through a container runtime, whose daemon socket is
+// root-equivalent and could not be confined anyway (get and doctor say
+// "not confined"), runs under `sandbox exec --env-only`: unconfined, with
+// the server's environment allow-list.
 func (c *Confine) Wrap(cfg map[string]any, project string) {
 	servers, _ := cfg["mcpServers"].(map[string]any)
 	for name, v := range servers {
@@ -508,10 +510,16 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 			continue
 		}
 		cmd, ok := e["command"].(string)
-		if !ok || cmd == "" || ContainerRuntime(cmd, project) {
+		if !ok || cmd == "" {
 			continue
 		}
 		bin, args := c.Bin, []any{"sandbox", "exec", "--profile", "server", "--server", name, "--project", project}
+		if ContainerRuntime(cmd, project) {
+			// The runtime's daemon could not be confined anyway: the
+			// runtime runs unconfined, but with the server's environment
+			// allow-list, so Pi's keys do not reach it.
+			args = append(args, "--env-only")
+		}
 		if c.Lean != "" {
 			bin, args = c.Lean, args[1:]
 		}
@@ -539,36 +547,9 @@ func (c *Confine) Wrap(cfg map[string]any, project string) {
 	}
 }
 
-// ContainerRuntime reports a command whose server runs through a container
-// daemon (docker, podman, nerdctl): one that resolves, on PATH's absolute
-// entries, to an installed runtime — outside project and every
-// node_modules, owned by root or this user, in a folder no one else may
-// write. A repository's own ./tools/docker, or a link to it, is not one: it
-// runs confined like any other command.
+// ContainerRuntime reports a command whose server runs through an installed
+// container runtime (sandboxexec.ContainerRuntime), looked up on this
+// process's PATH.
 func ContainerRuntime(cmd, project string) bool {
-	switch filepath.Base(cmd) {
-	case "docker", "podman", "nerdctl":
-	default:
-		return false
-	}
-	p := cmd
-	if !filepath.IsAbs(cmd) {
-		if strings.ContainsRune(cmd, filepath.Separator) {
-			return false // relative to the folder it starts in: the project
-		}
-		if p = paths.LookPathAbs(cmd, os.Getenv("PATH"), os.Stat); p == "" {
-			return false
-		}
-	}
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil || project != "" && paths.Within(project, r) || strings.Contains(r, string(filepath.Separator)+"node_modules"+string(filepath.Separator)) {
-		return false
-	}
-	for _, f := range []string{r, filepath.Dir(r)} {
-		fi, err := os.Stat(f)
-		if err != nil || !installed(fi) {
-			return false
-		}
-	}
-	return true
+	return sandboxexec.ContainerRuntime(cmd, project, os.Getenv("PATH"))
 }

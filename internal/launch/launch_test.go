@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -519,6 +520,17 @@ func TestContainerRuntimeOnlyInstalled(t *testing.T) {
 	}
 	if ContainerRuntime(filepath.Join(inst, "docker"), proj) {
 		t.Error("a docker in a world-writable folder is taken for a container runtime")
+	}
+	// An installed runtime runs under --env-only: unconfined, with the
+	// server's environment allow-list.
+	if err := os.Chmod(inst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfgInst := map[string]any{"mcpServers": map[string]any{"d": map[string]any{"command": filepath.Join(inst, "docker"), "args": []any{"run"}}}}
+	(&Confine{Bin: "/usr/bin/piagent"}).Wrap(cfgInst, proj)
+	d := cfgInst["mcpServers"].(map[string]any)["d"].(map[string]any)
+	if d["command"] != "/usr/bin/piagent" || !slices.Contains(d["args"].([]any), any("--env-only")) {
+		t.Errorf("an installed docker is not run with the environment allow-list: %v %v", d["command"], d["args"])
 	}
 	// What the launcher makes of it: the repository's docker is wrapped.
 	cfg := map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "./tools/docker", "args": []any{"run"}}}}

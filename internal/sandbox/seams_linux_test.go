@@ -461,6 +461,48 @@ func TestEnvironmentAllowList(t *testing.T) {
 			t.Errorf("the server received %s", k)
 		}
 	}
+
+	// A server through an installed container runtime runs unconfined
+	// (its daemon could not be confined), with the same allow-list: the
+	// launcher wraps it in --env-only. The control is the runtime run
+	// directly, which sees Pi's keys.
+	inst := filepath.Join(t.TempDir(), "bin")
+	must(t, os.Mkdir(inst, 0o755))
+	docker := filepath.Join(inst, "docker")
+	write(t, docker, "#!/bin/sh\n"+show+"\n")
+	must(t, os.Chmod(docker, 0o755))
+	direct := exec.Command(docker)
+	direct.Env = w.env
+	if out, _ := direct.Output(); !strings.Contains(string(out), "ANTHROPIC_API_KEY") {
+		t.Fatalf("control: the runtime run directly lacks Pi's keys: %s", out)
+	}
+	envOnly := func(bin string) (map[string]bool, string, error) {
+		cmd := exec.Command(leanBin, "exec", "--profile", "server", "--server", "evil", "--project", w.proj, "--env-only", "--keep-env", "SERVER_DB_URL", "--", bin)
+		cmd.Dir, cmd.Env = w.proj, w.env
+		raw, err := cmd.CombinedOutput()
+		return has(string(raw)), string(raw), err
+	}
+	got, out, err = envOnly(docker)
+	if err != nil || !got["SERVER_DB_URL"] || !got["GRANTED_TOKEN"] || !got["GITHUB_TOKEN"] {
+		t.Errorf("the container runtime lacks the server's own, granted or passed keys: %v %s", err, out)
+	}
+	for _, k := range []string{"ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY", "SOME_RANDOM"} {
+		if got[k] {
+			t.Errorf("the container runtime received %s", k)
+		}
+	}
+	// A repository's own "docker" is no runtime: --env-only refuses it,
+	// and nothing runs.
+	repoDocker := filepath.Join(w.proj, "tools", "docker")
+	must(t, os.MkdirAll(filepath.Dir(repoDocker), 0o755))
+	write(t, repoDocker, "#!/bin/sh\necho RAN > ran-unconfined\n")
+	must(t, os.Chmod(repoDocker, 0o755))
+	if _, raw, err := envOnly(repoDocker); err == nil || !strings.Contains(raw, "not one") {
+		t.Errorf("--env-only ran a repository's docker: %v %s", err, raw)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, "ran-unconfined")); err == nil {
+		t.Error("the repository's docker ran")
+	}
 }
 
 func mustRun(t *testing.T, w *world, script string) string {

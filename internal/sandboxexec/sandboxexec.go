@@ -67,6 +67,10 @@ type Options struct {
 	Server  string // the server's name, for the server profile
 	Auto    bool   // where no sandbox applies, run unconfined and say so
 	KeepEnv []string
+	// EnvOnly runs a server through a container runtime (whose daemon
+	// could not be confined anyway) unconfined, with the server's
+	// environment allow-list alone: Pi's keys do not reach the runtime.
+	EnvOnly bool
 }
 
 // Error is a refusal (Code 1) or a usage error (Code 2), with the fixes;
@@ -106,6 +110,8 @@ func Parse(env Env, args []string) (Options, []string, bool) {
 		switch {
 		case flag == "--auto" && !hasVal:
 			o.Auto, rest = true, rest[1:]
+		case flag == "--env-only" && !hasVal:
+			o.EnvOnly, rest = true, rest[1:]
 		case flag == "--project" && takes():
 			o.Project = val
 		case flag == "--profile" && takes():
@@ -159,6 +165,14 @@ func Run(env Env, o Options, argv []string) error {
 		if p, g, err = ServerProfile(env, o.Project, o.Server); err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
+		if o.EnvOnly {
+			if !ContainerRuntime(argv[0], o.Project, env.Getenv("PATH")) {
+				return refused(fmt.Errorf("--env-only runs only an installed container runtime, and %s is not one; nothing was run", argv[0]),
+					"run it confined: drop --env-only")
+			}
+			environ := sandbox.FilterEnv(env.Environ, append(pass, g.Env...))
+			return refused(fmt.Errorf("nothing was run: %w", sandbox.ExecUnconfined(argv, environ)))
+		}
 		if env.Getenv(serverChildVar) != "1" {
 			// Run it as a child, and record how it ended (supervise.go).
 			return superviseServer(env, o, argv, p)
@@ -166,6 +180,9 @@ func Run(env Env, o Options, argv []string) error {
 		pass = append(pass, g.Env...)
 	default:
 		return &Error{Code: 2, Err: fmt.Errorf("--profile %q: want agent or server", o.Profile)}
+	}
+	if o.EnvOnly && o.Profile != "server" {
+		return &Error{Code: 2, Err: errors.New("--env-only is for a server's container runtime: it needs --profile server")}
 	}
 	environ := sandbox.FilterEnv(env.Environ, pass)
 	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, NoNamespace: func(cause string) error {
@@ -335,4 +352,38 @@ func Report(w io.Writer, name string, err error) int {
 		fmt.Fprintf(w, "%s: hint: %s\n", name, h)
 	}
 	return code
+}
+
+// ContainerRuntime reports a command whose server runs through a container
+// daemon (docker, podman, nerdctl): one that resolves, on PATH's absolute
+// entries, to an installed runtime — outside project and every
+// node_modules, owned by root or this user, in a folder no one else may
+// write. A repository's own ./tools/docker, or a link to it, is not one: it
+// runs confined like any other command.
+func ContainerRuntime(cmd, project, path string) bool {
+	switch filepath.Base(cmd) {
+	case "docker", "podman", "nerdctl":
+	default:
+		return false
+	}
+	p := cmd
+	if !filepath.IsAbs(cmd) {
+		if strings.ContainsRune(cmd, filepath.Separator) {
+			return false // relative to the folder it starts in: the project
+		}
+		if p = paths.LookPathAbs(cmd, path, os.Stat); p == "" {
+			return false
+		}
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil || project != "" && paths.Within(project, r) || strings.Contains(r, string(filepath.Separator)+"node_modules"+string(filepath.Separator)) {
+		return false
+	}
+	for _, f := range []string{r, filepath.Dir(r)} {
+		fi, err := os.Stat(f)
+		if err != nil || !trusted(fi) {
+			return false
+		}
+	}
+	return true
 }
