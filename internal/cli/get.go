@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/secret"
 	"github.com/piagent/piagent/internal/serverrun"
@@ -47,6 +49,11 @@ type getJSON struct {
 	// person let it reach beyond its profile.
 	Sandbox string      `json:"sandbox"`
 	Grants  grant.Grant `json:"grants"`
+	// Environment names the variables of this machine's environment the
+	// server receives beyond the sandbox's default set (PATH, HOME, locale,
+	// proxies, …): its definition's own keys, its grant's and the person's
+	// passEnv. Names only, never values; empty for a remote server.
+	Environment []string `json:"environment"`
 	// Tools is what the server offers the model against its catalogue pin.
 	Tools toolsView `json:"tools"`
 	// LastRun is how the server's last confined run ended, when it failed:
@@ -120,6 +127,17 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 		out.Sandbox = "off: serverSandbox is off in your policy; the server runs with everything you have"
 	}
 	out.Grants, _ = grant.Of(a.env.Home, g.Project, s.Name)
+	out.Environment = []string{}
+	if cmd, _ := s.Config.Entry["command"].(string); cmd != "" {
+		env, _ := s.Config.Entry["env"].(map[string]any)
+		names := slices.Collect(maps.Keys(env))
+		names = append(names, out.Grants.Env...)
+		if pol, err := policy.LoadSettings(a.env.Home, g.View.Cwd); err == nil && pol.Err() == nil {
+			names = append(names, pol.PassEnv()...)
+		}
+		slices.Sort(names)
+		out.Environment = slices.Compact(names)
+	}
 	if r, ok := a.lastFailure(g.Project, s.Name); ok {
 		out.LastRun = &lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
 	}
@@ -356,6 +374,9 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	}
 	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
 		fmt.Fprintf(w, "grants:      read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
+	}
+	if d.Definition != nil && d.Sandbox != "remote" {
+		fmt.Fprintf(w, "environment: the sandbox's default set, plus %s (names; none of Pi's other keys)\n", listOr(d.Environment))
 	}
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	a.printFlags(g, d.Flags)
