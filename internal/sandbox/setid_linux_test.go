@@ -23,6 +23,12 @@ func TestSetIDModes(t *testing.T) {
 	attacks := []attack{
 		{name: "setuid fchmod", script: `touch s && "$A" setuid-fchmod "$PWD/s" > result`, effect: worked},
 		{name: "setuid fchmodat2", script: `touch s && "$A" setuid-fchmodat2 "$PWD/s" > result`, effect: worked},
+		// not set-ID, but seccomp rules no other attack reaches: without
+		// a ring io_uring_enter and io_uring_register reach the kernel
+		// (EBADF) unless the filter stops them first (issue 41,
+		// mutations SC-uring-enter, SC-uring-register)
+		{name: "io_uring_enter reaches the kernel", script: `"$A" iouring-enter > result`, effect: worked},
+		{name: "io_uring_register reaches the kernel", script: `"$A" iouring-register > result`, effect: worked},
 	}
 	if runtime.GOARCH == "amd64" {
 		attacks = append(attacks,
