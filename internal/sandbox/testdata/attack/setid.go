@@ -15,6 +15,19 @@ import (
 // not carry out.
 func more(name string, arg func(int) string) (err error, known bool) {
 	switch name {
+	case "tioclinux-reaches":
+		// TIOCLINUX on /dev/null: the kernel answers ENOTTY; only the
+		// filter answers EPERM.
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY, 0)
+		if err != nil {
+			return err, true
+		}
+		defer unix.Close(fd)
+		sub := byte(2)
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCLINUX, uintptr(unsafePointer(&sub))); errno == unix.EPERM {
+			return errno, true
+		}
+		return nil, true
 	case "iouring-enter", "iouring-register":
 		// With a ring from anywhere (an inherited one, a future way to
 		// make one), these are the doors; without one the kernel answers
