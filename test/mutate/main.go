@@ -27,10 +27,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -201,6 +203,9 @@ func run(args []string) int {
 		return 0
 	}
 
+	// An interrupt ends the test running and removes the scratch copy.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	scratch, err := os.MkdirTemp("", "piagent-mutate-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mutate: error: %v\n", err)
@@ -226,7 +231,7 @@ func run(args []string) int {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "mutate: baseline: %s\n", m.Test)
-		_, out, err := runTest(tree, m.Test, "", *timeout)
+		_, out, err := runTest(ctx, tree, m.Test, "", *timeout)
 		if err != nil {
 			os.WriteFile(filepath.Join(logs, "baseline-"+m.ID+".log"), out, 0o644)
 			fmt.Fprintf(os.Stderr, "mutate: error: %q fails without any mutation (%v); it cannot kill one:\n%s\n", m.Test, err, tail(out, 30))
@@ -244,7 +249,11 @@ func run(args []string) int {
 	bad := 0
 	for _, m := range chosen {
 		start := time.Now()
-		verdict, killers := mutateOne(tree, logs, m, baseline[m.Test], *timeout)
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "mutate: interrupted")
+			return 2
+		}
+		verdict, killers := mutateOne(ctx, tree, logs, m, baseline[m.Test], *timeout)
 		r := result{m, verdict, time.Since(start), killers}
 		results = append(results, r)
 		if verdict != "killed" {
@@ -274,7 +283,7 @@ func run(args []string) int {
 
 // mutateOne applies m in tree, runs its test, restores the file, and
 // returns the verdict and the tests that failed.
-func mutateOne(tree, logs string, m Mutation, baseErr error, timeout time.Duration) (string, []string) {
+func mutateOne(ctx context.Context, tree, logs string, m Mutation, baseErr error, timeout time.Duration) (string, []string) {
 	if baseErr != nil {
 		return "baseline", nil
 	}
@@ -304,10 +313,13 @@ func mutateOne(tree, logs string, m Mutation, baseErr error, timeout time.Durati
 			return "invalid", nil
 		}
 	}
-	killers, out, err := runTest(tree, m.Test, m.ID, timeout)
+	killers, out, err := runTest(ctx, tree, m.Test, m.ID, timeout)
 	os.WriteFile(filepath.Join(logs, m.ID+".log"), out, 0o644)
 	if err == nil {
 		return "survived", nil
+	}
+	if ctx.Err() != nil {
+		return "interrupted", nil
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "killed", []string{"(timed out)"}
@@ -317,11 +329,14 @@ func mutateOne(tree, logs string, m Mutation, baseErr error, timeout time.Durati
 
 // runTest runs a test command line in dir and returns the names of the
 // tests that failed (Go's "--- FAIL: X", Node's "not ok N - X").
-func runTest(dir, line, id string, timeout time.Duration) ([]string, []byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+func runTest(parent context.Context, dir, line, id string, timeout time.Duration) ([]string, []byte, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", line)
 	cmd.Dir = dir
+	// Its own process group, ended whole: go test's children too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Env = append(os.Environ(), "PIAGENT_MUTATION="+id)
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()

@@ -88,7 +88,7 @@ func main() {
 		}
 	default:
 		var known bool
-		if err, known = setID(os.Args[1], arg); !known {
+		if err, known = more(os.Args[1], arg); !known {
 			fmt.Fprintln(os.Stderr, "attack: unknown", os.Args[1])
 			os.Exit(2)
 		}

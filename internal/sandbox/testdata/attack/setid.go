@@ -8,12 +8,39 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setID carries out the set-ID and device attacks through the system
-// calls Go's own wrappers do not use (x/sys's Chmod is fchmodat, Open is
-// openat, Mkdir is mkdirat): each seccomp rule is reached by its own call.
-// known is false for a name it does not carry out.
-func setID(name string, arg func(int) string) (err error, known bool) {
+// more carries out the set-ID and device attacks through the system calls
+// Go's own wrappers do not use (x/sys's Chmod is fchmodat, Open is openat,
+// Mkdir is mkdirat), so each seccomp rule is reached by its own call, and
+// the io_uring calls that need a ring. known is false for a name it does
+// not carry out.
+func more(name string, arg func(int) string) (err error, known bool) {
 	switch name {
+	case "tioclinux-reaches":
+		// TIOCLINUX on /dev/null: the kernel answers ENOTTY; only the
+		// filter answers EPERM.
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY, 0)
+		if err != nil {
+			return err, true
+		}
+		defer unix.Close(fd)
+		sub := byte(2)
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCLINUX, uintptr(unsafePointer(&sub))); errno == unix.EPERM {
+			return errno, true
+		}
+		return nil, true
+	case "iouring-enter", "iouring-register":
+		// With a ring from anywhere (an inherited one, a future way to
+		// make one), these are the doors; without one the kernel answers
+		// EBADF. Only the filter answers EPERM: the call did not reach
+		// the kernel.
+		nr := uintptr(unix.SYS_IO_URING_ENTER)
+		if name == "iouring-register" {
+			nr = unix.SYS_IO_URING_REGISTER
+		}
+		if _, _, errno := unix.Syscall6(nr, 1<<30, 0, 0, 0, 0, 0); errno == unix.EPERM {
+			return errno, true
+		}
+		return nil, true
 	case "setuid-fchmod":
 		fd, err := unix.Open(arg(2), unix.O_RDONLY, 0)
 		if err != nil {
