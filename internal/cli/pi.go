@@ -306,7 +306,7 @@ func (a *app) findPi() (string, error) {
 		return p, nil
 	}
 	return "", refused(errPiNotFound,
-		"install Pi: npm install -g @earendil-works/pi-coding-agent",
+		"install Pi: "+setup.PiInstall(),
 		"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
 }
 
