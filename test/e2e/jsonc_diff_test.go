@@ -141,10 +141,19 @@ func errString(err error) string {
 }
 
 // comparable writes piagent's value the way parse-jsonc.mjs writes the
-// adapter's: ±Inf as {"$inf": ±1}, through JSON.
+// adapter's: ±Inf as {"$inf": ±1}, through JSON. piagent keeps a number a
+// float cannot hold as written (json.Number: "1e400", "-0"; issue 39, item
+// 5), which is the number JavaScript holds (Infinity, 0) by its value.
 func comparable(v any) any {
 	var conv func(any) any
 	conv = func(v any) any {
+		if n, ok := v.(json.Number); ok {
+			f, _ := strconv.ParseFloat(string(n), 64) // ±Inf past the range, 0 below it
+			if f == 0 {
+				f = 0 // -0 is written "0" by JavaScript's JSON
+			}
+			v = f
+		}
 		switch x := v.(type) {
 		case float64:
 			if math.IsInf(x, 0) {
