@@ -52,7 +52,7 @@ import (
 // Environment variables the launcher sets for Pi.
 const (
 	EnvMode     = "PI_MCP_CONFIG_MODE"    // "exclusive": the adapter reads only --mcp-config
-	EnvLauncher = "PIAGENT_LAUNCHER"      // "1": the session was started by `piagent pi`
+	EnvLauncher = sandboxexec.EnvLauncher // "1": the session was started by `piagent pi`
 	EnvConfig   = "PIAGENT_LAUNCH_CONFIG" // the generated file
 	EnvProject  = "PIAGENT_PROJECT"       // the project key the file was generated for
 	EnvBin      = "PIAGENT_BIN"           // piagent's absolute path, for the extension

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
+	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
 // Environment variables for Pi's temporary folder.
@@ -20,7 +21,7 @@ const (
 	// EnvSystemTmp is the TMPDIR piagent pi was started with ("" for the
 	// system's): the sandbox keeps the agent's private folders there, not in
 	// Pi's.
-	EnvSystemTmp = "PIAGENT_TMPDIR"
+	EnvSystemTmp = sandboxexec.EnvSystemTmp
 )
 
 // PiTempDir is the temporary folder piagent pi gives Pi. Pi's extension
@@ -45,21 +46,30 @@ func PiTempDir(home string, getenv func(string) string) (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cannot create Pi's temporary folder: %w", err)
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", fmt.Errorf("Pi's temporary folder: %w", err)
-	}
-	var why []string
-	if !fi.IsDir() {
-		why = append(why, "is not a folder (a link or a file)")
-	}
-	if !ownedPrivate(fi) {
-		why = append(why, "is not yours alone (another owner, or writable by others)")
-	}
-	if len(why) > 0 {
-		return "", fmt.Errorf("refusing %s as Pi's temporary folder: it %s, and Pi loads code it finds there; remove it (rm -rf %s) and start again", dir, strings.Join(why, " and "), dir)
+	if why := foreign(dir); why != "" {
+		return "", fmt.Errorf("refusing %s as Pi's temporary folder: %s, and Pi loads code it finds there; remove it (rm -rf %s) and start again", dir, why, dir)
 	}
 	return dir, nil
+}
+
+// foreign says why folder dir is not the person's alone ("" when it is, or
+// is absent): a link or a file in its place, or not StrictModes-safe
+// (safefile.Check: the person's or root's, writable by no one else).
+func foreign(dir string) string {
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return ""
+	case !fi.IsDir():
+		return "it is not a folder (a link or a file)"
+	}
+	var ue *safefile.UnsafeError
+	if err := safefile.Check(dir); errors.As(err, &ue) {
+		return "it " + ue.Why
+	} else if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // PiCaches are the folders in a temporary folder whose code Pi runs at its
@@ -69,15 +79,4 @@ var PiCaches = []string{"jiti", "node-compile-cache"}
 // ForeignCache says why cache folder dir, when it exists, is not this
 // person's (or root's) alone ("" when it is, or is absent): another user
 // made it, or others may write it.
-func ForeignCache(dir string) string {
-	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
-		return ""
-	case !fi.IsDir():
-		return "it is not a folder (a link or a file)"
-	case !installed(fi): // root's, or this person's, and no one else may write it
-		return fmt.Sprintf("it is not yours alone (mode %v, or another owner)", fi.Mode().Perm())
-	}
-	return ""
-}
+func ForeignCache(dir string) string { return foreign(dir) }

@@ -188,7 +188,7 @@ func List(in Input) []Entry {
 	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
 	watch(add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins"))
 	add(CataloguePins(home)+".lock", false, Piagent, "the catalogue pins' lock")
-	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension")
+	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension, Pi's temporary folder under piagent pi (its code caches)")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
 	for _, b := range in.Binaries {
 		add(b, false, Piagent, "piagent's own executable")

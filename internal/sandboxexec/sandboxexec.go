@@ -27,10 +27,11 @@ import (
 // unconfined then.
 var Binaries = []string{"piagent", "piagent-mcp", "piagent-sandbox"}
 
-// Environment variables set by piagent pi that the sandbox reads.
+// Environment variables set by piagent pi that the sandbox reads (package
+// launch names them for the launcher).
 const (
-	envLauncher  = "PIAGENT_LAUNCHER" // "1": Pi was started by piagent pi
-	envSystemTmp = "PIAGENT_TMPDIR"   // the TMPDIR piagent pi was started with
+	EnvLauncher  = "PIAGENT_LAUNCHER" // "1": Pi was started by piagent pi
+	EnvSystemTmp = "PIAGENT_TMPDIR"   // the TMPDIR piagent pi was started with
 )
 
 // Env is what a run sees of its process.
@@ -160,11 +161,11 @@ func Run(env Env, o Options, argv []string) error {
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
 		}
-		var err error
-		var g grant.Grant
-		if p, g, err = ServerProfile(env, o.Project, o.Server); err != nil {
+		in, g, err := serverInput(env, o.Project, o.Server)
+		if err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
+		p = sandbox.Server(in, o.Server, g.Read, g.Write)
 		if o.EnvOnly {
 			if !ContainerRuntime(argv[0], o.Project, env.Getenv("PATH")) {
 				return refused(fmt.Errorf("--env-only runs only an installed container runtime, and %s is not one; nothing was run", argv[0]),
@@ -175,7 +176,7 @@ func Run(env Env, o Options, argv []string) error {
 		}
 		if env.Getenv(serverChildVar) != "1" {
 			// Run it as a child, and record how it ended (supervise.go).
-			return superviseServer(env, o, argv, p)
+			return superviseServer(env, o, argv, p, sandbox.ServerStateDir(in, o.Server))
 		}
 		pass = append(pass, g.Env...)
 	default:
@@ -216,17 +217,17 @@ func AgentProfile(env Env, project string) sandbox.Profile {
 	return sandbox.Agent(ProfileInput(env, project))
 }
 
-// ServerProfile derives the profile of server NAME in project, with the
-// grants a person recorded for it.
-func ServerProfile(env Env, project, name string) (sandbox.Profile, grant.Grant, error) {
+// serverInput is what server NAME's profile in project is derived from
+// (sandbox.Server), and the grants a person recorded for it.
+func serverInput(env Env, project, name string) (sandbox.Input, grant.Grant, error) {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
 	g, err := grant.Of(env.Home, project, name)
 	if err != nil {
-		return sandbox.Profile{}, g, err
+		return sandbox.Input{}, g, err
 	}
-	return sandbox.Server(ProfileInput(env, project), name, g.Read, g.Write), g, nil
+	return ProfileInput(env, project), g, nil
 }
 
 // ProfileInput is what a profile of project is derived from.
@@ -249,7 +250,7 @@ func ProfileInput(env Env, project string) sandbox.Input {
 // in: the one piagent pi was started with when Pi runs under it (Pi's own
 // TMPDIR is then piagent's registered folder), else TMPDIR, else /tmp.
 func TempDir(env Env) string {
-	if t, ok := env.LookupEnv(envSystemTmp); ok && env.Getenv(envLauncher) == "1" {
+	if t, ok := env.LookupEnv(EnvSystemTmp); ok && env.Getenv(EnvLauncher) == "1" {
 		if t != "" && filepath.IsAbs(t) {
 			return filepath.Clean(t)
 		}
@@ -306,7 +307,7 @@ func Executables() []string {
 }
 
 // Lean is piagent-sandbox beside bin when it is there and no one but root
-// or this person may replace it: sandbox exec's small binary, which starts
+// or this person may replace it (the file and its folder): sandbox exec's small binary, which starts
 // in about half the time of bin. "" when there is none.
 func Lean(bin string) string {
 	if bin == "" || !filepath.IsAbs(bin) {
@@ -315,6 +316,10 @@ func Lean(bin string) string {
 	p := filepath.Join(filepath.Dir(bin), "piagent-sandbox")
 	fi, err := os.Stat(p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || !trusted(fi) {
+		return ""
+	}
+	// nor its folder: whoever may write it may put another file in its place
+	if di, err := os.Stat(filepath.Dir(p)); err != nil || !trusted(di) {
 		return ""
 	}
 	return p

@@ -32,6 +32,15 @@ func TestLean(t *testing.T) {
 			t.Errorf("mode %v: Lean = %q, want none", mode, got)
 		}
 	}
+	os.Chmod(lean, 0o755)
+	if got := Lean(bin); got != lean {
+		t.Fatalf("installed again: Lean = %q", got)
+	}
+	os.Chmod(dir, 0o777) // anyone may now put another file in its place
+	if got := Lean(bin); got != "" {
+		t.Errorf("a folder others may write: Lean = %q, want none", got)
+	}
+	os.Chmod(dir, 0o755)
 	os.Remove(lean)
 	os.Mkdir(lean, 0o755)
 	if got := Lean(bin); got != "" {

@@ -31,7 +31,7 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 // output are the child's own (the MCP channel, not copied); stderr passes
 // through and is kept; signals are passed on; the exit status is the
 // child's.
-func superviseServer(env Env, o Options, argv []string, p sandbox.Profile) error {
+func superviseServer(env Env, o Options, argv []string, p sandbox.Profile, dir string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return refused(fmt.Errorf("nothing was run: cannot find piagent's own executable: %w", err))
@@ -40,7 +40,6 @@ func superviseServer(env Env, o Options, argv []string, p sandbox.Profile) error
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
-	dir := sandbox.ServerStateDir(ProfileInput(env, project), o.Server)
 	// piagent-sandbox exec …, or piagent sandbox exec …
 	args := []string{filepath.Base(exe), "exec"}
 	if filepath.Base(exe) != "piagent-sandbox" {

@@ -1,9 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -32,7 +33,7 @@ func TestPoisonedJitiCacheDoesNotRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		poison := "require(\"node:fs\").appendFileSync(" + jsString(marker) + ", " + jsString(filepath.Base(f)+"\n") + ");\n"
+		poison := fmt.Sprintf("require(\"node:fs\").appendFileSync(%s, %s);\n", jsonString(marker), jsonString(filepath.Base(f)+"\n"))
 		if err := os.WriteFile(f, append([]byte(poison), data...), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,8 @@ func TestPoisonedJitiCacheDoesNotRun(t *testing.T) {
 	}
 }
 
-// jsString is s as a JavaScript string literal.
-func jsString(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+// jsonString is s as a JSON string, which JavaScript reads as the same string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
