@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/testenv"
 )
 
@@ -149,6 +150,22 @@ func TestPiTempDir(t *testing.T) {
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Errorf("Pi's temporary folder: %v %v", fi, err)
 	}
+	// A private folder of the person's in the shared, sticky /tmp is theirs:
+	// others may not rename or remove it there.
+	shared, err := os.MkdirTemp("", "piagent-pitmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shared)
+	env2, stderr2 := fakePi(t, `printf '%s\n' "$TMPDIR" > "$ROOT/env"`+"\n")
+	root2 := strings.TrimPrefix(env2.Environ[3], "ROOT=")
+	env2.Environ = append(env2.Environ, "PIAGENT_PI_TMPDIR="+shared)
+	if got := Main("piagent", []string{"pi", "-p", "x"}, env2); got != 0 {
+		t.Errorf("a private folder in the sticky %s: exit %d: %s", os.TempDir(), got, stderr2)
+	} else if data, _ := os.ReadFile(filepath.Join(root2, "env")); string(data) != shared+"\n" {
+		t.Errorf("Pi's TMPDIR = %q, want %s", data, shared)
+	}
+
 	// The sandbox under this Pi keeps its private folders in the first TMPDIR.
 	sub := Env{Environ: []string{"TMPDIR=" + strings.TrimSpace(strings.Split(string(data), "\n")[0]), "PIAGENT_TMPDIR=/var/tmp/mine", "PIAGENT_LAUNCHER=1"}}
 	if got := tempDir(sub); got != "/var/tmp/mine" {
@@ -172,6 +189,14 @@ func TestPiTempDir(t *testing.T) {
 			return d
 		},
 		"the shared /tmp": func(string) string { return "/tmp" }, // root's and 1777: refused for anyone
+		"a private folder in an open folder": func(root string) string {
+			open := filepath.Join(root, "open-parent")
+			os.Mkdir(open, 0o777)
+			os.Chmod(open, 0o777) // not sticky: anyone may rename the folder and put theirs in its place
+			d := filepath.Join(open, "mine")
+			os.Mkdir(d, 0o700)
+			return d
+		},
 	} {
 		env, stderr := fakePi(t, `echo started > "$ROOT/started"`+"\n")
 		root := strings.TrimPrefix(env.Environ[3], "ROOT=")
@@ -204,6 +229,15 @@ func TestPiCacheWarnings(t *testing.T) {
 	}
 	if w := piCacheWarnings(tmp, false); len(w) != 1 || w[0].Code != "pi-cache-writable" {
 		t.Errorf("no sandbox: %+v", w)
+	}
+	// the person's own cache in the shared, sticky temporary folder
+	shared, err := os.MkdirTemp("", "piagent-cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shared)
+	if w := launch.ForeignCache(shared); w != "" {
+		t.Errorf("the person's own folder in the sticky %s: %s", os.TempDir(), w)
 	}
 	os.Chmod(jiti, 0o777)
 	w := piCacheWarnings(tmp, true)

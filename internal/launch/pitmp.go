@@ -53,18 +53,14 @@ func PiTempDir(home string, getenv func(string) string) (string, error) {
 }
 
 // foreign says why folder dir is not the person's alone ("" when it is, or
-// is absent): a link or a file in its place, or not StrictModes-safe
-// (safefile.Check: the person's or root's, writable by no one else).
+// is absent): safefile.CheckFolder's rule (a real folder, the person's or
+// root's, writable by no one else, in a folder others cannot replace it in).
 func foreign(dir string) string {
-	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
-		return ""
-	case !fi.IsDir():
-		return "it is not a folder (a link or a file)"
-	}
 	var ue *safefile.UnsafeError
-	if err := safefile.Check(dir); errors.As(err, &ue) {
+	if err := safefile.CheckFolder(dir); errors.As(err, &ue) {
+		if ue.Path != dir {
+			return "its folder " + ue.Path + " " + ue.Why
+		}
 		return "it " + ue.Why
 	} else if err != nil {
 		return err.Error()

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -153,11 +154,22 @@ func FuzzDecideBash(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q does not parse (%v) and was let run: %+v", cmd, err, d)
 		}
+		// A word names the path the shell opens: "~" expanded, relative to
+		// the project; not Pi's tool-path reading (no "@" dropped, no
+		// file:// URL), which the guard also applies, to its words only
+		// more strictly.
 		abs := func(w shell.Word) string {
-			if w.Dynamic {
+			switch {
+			case w.Dynamic:
 				return ""
+			case w.Lit == "~":
+				return testHome
+			case strings.HasPrefix(w.Lit, "~/"):
+				return filepath.Join(testHome, w.Lit[2:])
+			case filepath.IsAbs(w.Lit):
+				return filepath.Clean(w.Lit)
 			}
-			return absPath(testHome, testProj, w.Lit)
+			return filepath.Join(testProj, w.Lit)
 		}
 		for _, w := range append(shell.Writes(a), shell.Links(a)...) {
 			if p := abs(w); p != "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -52,6 +53,39 @@ func Check(path string) error {
 		return err
 	}
 	return check(real, fi, fi.IsDir())
+}
+
+// CheckFolder checks a folder piagent keeps code-bearing files in (Pi's
+// temporary folder, a cache): the folder itself must be a real folder, no
+// link, the person's or root's, writable by no one else (Check's rule); the
+// folder above it must keep others from replacing it: the person's or
+// root's and writable by no one else, or root's with the sticky bit, as
+// /tmp is (others may add entries there but not rename or remove this
+// one). A missing folder passes.
+func CheckFolder(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if !fi.IsDir() {
+		return &UnsafeError{Path: dir, Why: "is not a folder (a link or a file)",
+			Fix: fmt.Sprintf("check what it is, then move it aside (mv %s %s.foreign)", dir, dir)}
+	}
+	if err := check(dir, fi, true); err != nil {
+		return err
+	}
+	parent := filepath.Dir(dir)
+	pfi, err := os.Stat(parent)
+	if err != nil {
+		return err
+	}
+	if uid, _, known := owner(pfi); known && uid == 0 && pfi.Mode()&fs.ModeSticky != 0 {
+		return nil
+	}
+	return check(parent, pfi, true)
 }
 
 // checkDir checks the folder a state file is in; a missing folder passes

@@ -91,3 +91,48 @@ func TestStrictModes(t *testing.T) {
 		t.Errorf("a link to the person's own file: %v", err)
 	}
 }
+
+// TestCheckFolder: a folder of code-bearing files must be the person's (or
+// root's), writable by no one else, and in a folder that keeps others from
+// replacing it: private, or root's and sticky like /tmp.
+func TestCheckFolder(t *testing.T) {
+	root := t.TempDir()
+	mine := filepath.Join(root, "mine")
+	os.Mkdir(mine, 0o700)
+	if err := CheckFolder(mine); err != nil {
+		t.Errorf("a private folder in a private folder: %v", err)
+	}
+	if err := CheckFolder(filepath.Join(root, "absent")); err != nil {
+		t.Errorf("an absent folder: %v", err)
+	}
+	shared, err := os.MkdirTemp("", "safefile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shared)
+	if fi, err := os.Stat(filepath.Dir(shared)); err == nil && fi.Mode()&os.ModeSticky != 0 {
+		if err := CheckFolder(shared); err != nil {
+			t.Errorf("a private folder in the sticky %s: %v", filepath.Dir(shared), err)
+		}
+	}
+	refused := func(what, dir, names string) {
+		t.Helper()
+		var ue *UnsafeError
+		if err := CheckFolder(dir); !errors.As(err, &ue) || ue.Path != names {
+			t.Errorf("%s: %v, want an UnsafeError naming %s", what, err, names)
+		}
+	}
+	os.Chmod(mine, 0o777)
+	refused("a world-writable folder", mine, mine)
+	os.Chmod(mine, 0o700)
+	link := filepath.Join(root, "link")
+	os.Symlink(mine, link)
+	refused("a link", link, link)
+	os.Chmod(root, 0o777) // not sticky: anyone may rename mine and put theirs there
+	refused("a private folder in an open folder", mine, root)
+	os.Chmod(root, 0o1777) // sticky, but not root's
+	if os.Geteuid() != 0 {
+		refused("a private folder in a sticky folder not root's", mine, root)
+	}
+	os.Chmod(root, 0o700)
+}
