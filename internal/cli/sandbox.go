@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
 )
@@ -67,6 +68,8 @@ status and signals pass through: COMMAND replaces piagent.`,
 		}
 		st := sandbox.Probe()
 		p := a.agentProfile(dir)
+		pol, perr := policy.LoadSettings(a.env.Home, dir)
+		p.NetworkOff = perr != nil || pol.Err() != nil || pol.Network() == policy.NetworkOff
 		if *asJSON {
 			enc := json.NewEncoder(a.env.Stdout)
 			enc.SetIndent("", "  ")
@@ -164,6 +167,14 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	holds("Unix sockets, io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
 	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
 	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
+	switch {
+	case !p.NetworkOff:
+		fmt.Fprintln(w, "  network: on: commands reach the network and this machine's own services on 127.0.0.1 and ::1 (a dev server, a database, a debugger port); \"network\": \"off\" in ~/.pi/piagent-policy.json takes it away")
+	case st.Namespaces != "":
+		fmt.Fprintln(w, "  network: off: a network namespace with only its own loopback; this machine's services and abstract sockets are out of reach; vsock refused")
+	default:
+		fmt.Fprintln(w, "  network: off: no namespace here, so seccomp refuses Internet, packet and vsock sockets (a command cannot listen on loopback either)")
+	}
 	if st.Namespaces == "" {
 		fmt.Fprintln(w, "  set \"sandbox\": \"namespaces\" in ~/.pi/piagent-policy.json to refuse commands instead of running them without namespaces")
 	}

@@ -26,6 +26,7 @@ type File struct {
 	RegistryMode        string              `json:"registryMode,omitempty"`
 	Sandbox             string              `json:"sandbox,omitempty"`
 	ServerSandbox       string              `json:"serverSandbox,omitempty"`
+	Network             string              `json:"network,omitempty"`
 	PassEnv             []string            `json:"passEnv,omitempty"`
 	FirstSight          string              `json:"firstSight,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
@@ -88,6 +89,14 @@ const (
 	// user's own file only, starts them unconfined (doctor warns).
 	ServerSandboxOn  = "on"
 	ServerSandboxOff = "off"
+
+	// NetworkOn (the default) gives the agent's commands the host's
+	// network, the machine's own loopback services included; NetworkOff
+	// gives them none: a network namespace with only its own loopback, or,
+	// where no namespace can be made, no Internet sockets at all. A
+	// repository may turn it off, never on.
+	NetworkOn  = "on"
+	NetworkOff = "off"
 )
 
 // FileError says where a policy file stopped being a valid policy. Line and
@@ -115,7 +124,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "passEnv", "firstSight", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "network", "passEnv", "firstSight", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},
@@ -309,6 +318,11 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 	case "", SandboxAuto, SandboxRequired, SandboxNamespaces:
 	default:
 		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q, %q or %q", f.Sandbox, SandboxAuto, SandboxRequired, SandboxNamespaces)
+	}
+	switch f.Network {
+	case "", NetworkOn, NetworkOff:
+	default:
+		return ferr(keyOffset(data, "network"), "network %q is not %q or %q", f.Network, NetworkOn, NetworkOff)
 	}
 	switch f.FirstSight {
 	case "", FirstSightShow, FirstSightAsk:

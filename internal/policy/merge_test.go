@@ -399,3 +399,30 @@ func TestFirstSight(t *testing.T) {
 		t.Errorf("a bad value: %v", err)
 	}
 }
+
+// network (issue 44): "on" by default; the person's own file may say "on"
+// or "off", a repository's only "off" (taking the network away narrows);
+// any other value is a file error naming the key.
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		user, project, want string
+		violation           bool
+	}{
+		{"", "", NetworkOn, false},
+		{`{"version": 1, "network": "off"}`, "", NetworkOff, false},
+		{`{"version": 1, "network": "on"}`, "", NetworkOn, false},
+		{"", `{"version": 1, "network": "off"}`, NetworkOff, false},
+		{`{"version": 1, "network": "on"}`, `{"version": 1, "network": "off"}`, NetworkOff, false},
+		{`{"version": 1, "network": "off"}`, `{"version": 1, "network": "on"}`, NetworkOff, true},
+	} {
+		p := mustMerge(t, tc.user, tc.project)
+		if p.Network() != tc.want || (len(p.Violations()) > 0) != tc.violation {
+			t.Errorf("user %s, project %s: %s, violations %v", tc.user, tc.project, p.Network(), p.Violations())
+		}
+	}
+	_, err := ParseFile("p.json", []byte(`{"version": 1, "network": "registries"}`))
+	if err == nil || !strings.Contains(err.Error(), `network "registries" is not "on" or "off"`) {
+		t.Errorf("a bad value: %v", err)
+	}
+}

@@ -41,6 +41,8 @@ type Policy struct {
 	passEnv      []string
 	// firstSightAsk: catalogues wait for a person at first sight.
 	firstSightAsk bool
+	// networkOff: the agent's commands get no network.
+	networkOff bool
 
 	protected      []entry
 	shellProtected []entry
@@ -147,6 +149,14 @@ func (p *Policy) FirstSight() string {
 		return FirstSightAsk
 	}
 	return FirstSightShow
+}
+
+// Network is "on" (the default) or "off": the agent's commands' network.
+func (p *Policy) Network() string {
+	if p.networkOff {
+		return NetworkOff
+	}
+	return NetworkOn
 }
 
 // Sandbox is "auto" (the default), "required" or "namespaces".
@@ -302,6 +312,15 @@ func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 	case f.FirstSight != "":
 		p.firstSightAsk = f.FirstSight == FirstSightAsk
 		p.src("firstSight", f.FirstSight, layer, file)
+	}
+	// Taking the network away is narrower: a repository may do it, never
+	// give it back.
+	switch {
+	case f.Network == NetworkOn && proj && p.networkOff:
+		p.violate(file, "network", "network on would widen off; a repository may only turn the network off")
+	case f.Network != "":
+		p.networkOff = f.Network == NetworkOff
+		p.src("network", f.Network, layer, file)
 	}
 	// A repository may raise the sandbox's level (auto < required <
 	// namespaces), never lower it.

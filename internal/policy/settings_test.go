@@ -18,6 +18,8 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		{`{"version":1,"serverSandbox":"off"}`, `{"version":1,"serverSandbox":"off"}`},
 		{`{"version":1,"firstSight":"ask"}`, `{"version":1,"firstSight":"show"}`},
 		{``, `{"version":1,"firstSight":"ask"}`},
+		{`{"version":1,"network":"off"}`, `{"version":1,"network":"on"}`},
+		{``, `{"version":1,"network":"off"}`},
 		{`{"version":1,"sandbox":"bogus"}`, ""},
 		{`{"version":1,`, ""},
 	} {
@@ -42,7 +44,7 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		if ferr != nil {
 			continue
 		}
-		if full.Sandbox() != light.Sandbox() || full.ServerSandbox() != light.ServerSandbox() || !slices.Equal(full.PassEnv(), light.PassEnv()) || full.FirstSight() != light.FirstSight() {
+		if full.Sandbox() != light.Sandbox() || full.ServerSandbox() != light.ServerSandbox() || !slices.Equal(full.PassEnv(), light.PassEnv()) || full.FirstSight() != light.FirstSight() || full.Network() != light.Network() {
 			t.Errorf("%+v: Load %s %s %v, LoadSettings %s %s %v", tc, full.Sandbox(), full.ServerSandbox(), full.PassEnv(), light.Sandbox(), light.ServerSandbox(), light.PassEnv())
 		}
 	}

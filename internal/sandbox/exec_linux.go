@@ -124,15 +124,16 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 // the guard's and the watch's to keep.
 func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
 	runtime.LockOSThread()
-	if err := confineThread(p, st.ABI, false, faultFromEnv()); err != nil {
+	if err := confineThread(p, st.ABI, false, false, faultFromEnv()); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, env)
 }
 
 // confineThread applies, to this thread and what it starts: every
-// capability dropped, Landlock, then seccomp.
-func confineThread(p Profile, abi int, pts bool, fault string) error {
+// capability dropped, Landlock, then seccomp. netns says the thread is in a
+// network namespace of its own.
+func confineThread(p Profile, abi int, pts, netns bool, fault string) error {
 	if !faultHas(fault, "keep-caps") {
 		if err := dropCaps(); err != nil {
 			return fmt.Errorf("drop capabilities: %w", err)
@@ -141,7 +142,7 @@ func confineThread(p Profile, abi int, pts bool, fault string) error {
 	if err := restrictLandlock(abi, rulesOf(p, pts)); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if err := installSeccomp(fault); err != nil {
+	if err := installSeccomp(fault, networkRules(p.NetworkOff, netns)); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
@@ -211,6 +212,10 @@ func startInit(s initSpec, run bool) (string, error) {
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
+	if s.Profile.NetworkOff {
+		// A network namespace: its own loopback, nothing else.
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
 	if !rootMounts() {
 		uid, gid := os.Getuid(), os.Getgid()
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
@@ -218,8 +223,12 @@ func startInit(s initSpec, run bool) (string, error) {
 		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
 		// Capabilities in the new user namespace only, kept across the
-		// init's execve to mount; the init drops them before the command.
+		// init's execve to mount (and to bring the loopback up); the init
+		// drops them before the command.
 		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		if s.Profile.NetworkOff {
+			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
 	}
 	// A profile that fits the pipe's buffer is written before the init
 	// starts, so that it finds it waiting.
@@ -342,6 +351,11 @@ func Init() int {
 		}
 		return fail(initFailure, fmt.Errorf("mount namespace: %w", err))
 	}
+	if spec.Profile.NetworkOff {
+		if err := loopbackUp(); err != nil {
+			return fail(initFailure, fmt.Errorf("the network namespace's loopback: %w", err))
+		}
+	}
 	if spec.Probe {
 		res.WriteString(initOK)
 		res.Close()
@@ -350,7 +364,7 @@ func Init() int {
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return fail(initFailure, err)
 	}
-	if err := confineThread(spec.Profile, spec.ABI, pts, spec.Fault); err != nil {
+	if err := confineThread(spec.Profile, spec.ABI, pts, spec.Profile.NetworkOff, spec.Fault); err != nil {
 		return fail(initFailure, err)
 	}
 	sigs := make(chan os.Signal, 8)
@@ -540,4 +554,23 @@ func emptyPath(p Profile) string {
 		return "/dev/null"
 	}
 	return filepath.Join(filepath.Dir(dirs[0]), ".hidden-empty")
+}
+
+// loopbackUp brings up lo in this network namespace (it starts down), so
+// that a command's own servers and tests can listen on 127.0.0.1 and ::1.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }

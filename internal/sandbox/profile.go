@@ -59,6 +59,13 @@ type Profile struct {
 	// NoUnixSockets refuses socket(AF_UNIX) (socketpair stays): a confined
 	// command cannot ask an unconfined daemon to do its work.
 	NoUnixSockets bool `json:"noUnixSockets"`
+	// NetworkOff takes the network away: where a namespace is made, the
+	// command gets a network namespace with only its own loopback (the
+	// machine's services on 127.0.0.1 and ::1, and its abstract Unix
+	// sockets, out of reach); where none can be, seccomp refuses Internet,
+	// vsock and packet sockets. Either way vsock, which no namespace
+	// separates, is refused.
+	NetworkOff bool `json:"networkOff,omitempty"`
 	// Protected is every registered path, wherever it lies: a platform that
 	// can deny a path inside an allowed folder (Seatbelt) denies writes to
 	// each of them.

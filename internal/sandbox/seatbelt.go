@@ -55,6 +55,12 @@ func Seatbelt(p Profile) string {
 		b.WriteString(";; no connection to a daemon outside the sandbox\n")
 		b.WriteString("(deny network-outbound (remote unix-socket))\n")
 	}
+	if p.NetworkOff {
+		// macOS has no network namespace: loopback is the machine's, so
+		// every IP connection is refused, loopback's too.
+		b.WriteString(";; no network: no IP connection, not even to this machine's loopback\n")
+		b.WriteString("(deny network-outbound (remote ip))\n")
+	}
 	return b.String()
 }
 

@@ -102,7 +102,10 @@ func TestSeatbeltWellFormed(t *testing.T) {
 	t.Parallel()
 	odd := []string{`/Users/a "quoted"/p`, `/Users/back\slash/p`, "/Users/new\nline/p", "/Users/sp ace/(paren)/;semi"}
 	p := Profile{Name: "agent", Writable: odd, Protected: []Path{{Path: odd[0] + "/.pi", Dir: true}, {Path: odd[1] + "/.mcp.json"}},
-		Hidden: []string{odd[2] + "/.env"}, NoUnixSockets: true}
+		Hidden: []string{odd[2] + "/.env"}, NoUnixSockets: true, NetworkOff: true}
+	if sb := Seatbelt(p); !strings.Contains(sb, "(deny network-outbound (remote ip))") {
+		t.Errorf("the network off is not in the profile:\n%s", sb)
+	}
 	forms, err := parseSBPL(Seatbelt(p))
 	if err != nil {
 		t.Fatal(err)

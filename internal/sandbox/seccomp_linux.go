@@ -86,6 +86,25 @@ func seccompRules() ([]sysRule, uint32, error) {
 	return rules, arch, nil
 }
 
+// networkRules are the filter's rules for a profile's network: none when
+// it is on; when it is off, vsock sockets (no namespace separates them),
+// and, outside a network namespace of the command's own, Internet and
+// packet sockets too.
+func networkRules(off, netns bool) []sysRule {
+	if !off {
+		return nil
+	}
+	domains := []uint32{unix.AF_VSOCK}
+	if !netns {
+		domains = append(domains, unix.AF_INET, unix.AF_INET6, unix.AF_PACKET, unix.AF_XDP)
+	}
+	var rules []sysRule
+	for _, d := range domains {
+		rules = append(rules, sysRule{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: d, errno: unix.EACCES})
+	}
+	return rules
+}
+
 // program assembles the filter. Each rule is a self-contained block that
 // either returns an error or falls through to the next, so every jump is
 // short and fixed.
@@ -136,11 +155,12 @@ func program(rules []sysRule, arch uint32, x32 bool) []unix.SockFilter {
 // installSeccomp sets no_new_privs and installs the filter on this thread
 // (no TSYNC: the thread that then forks or execs the command is the one
 // confined).
-func installSeccomp(fault string) error {
+func installSeccomp(fault string, extra []sysRule) error {
 	rules, arch, err := seccompRules()
 	if err != nil {
 		return err
 	}
+	rules = append(rules, extra...)
 	if faultHas(fault, "no-tiocsti-rule") {
 		rules = slices.DeleteFunc(rules, func(r sysRule) bool { return r.nr == unix.SYS_IOCTL })
 	}

@@ -157,6 +157,8 @@ func Run(env Env, o Options, argv []string) error {
 	switch o.Profile {
 	case "agent":
 		p = AgentProfile(env, o.Project)
+		// A policy that cannot be read takes the network away too.
+		p.NetworkOff = perr != nil || pol.Network() == policy.NetworkOff
 	case "server":
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
