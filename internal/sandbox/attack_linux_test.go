@@ -463,7 +463,7 @@ func lastLine(s string) string {
 	return s
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -494,6 +494,31 @@ func BenchmarkSandboxExecTrue(b *testing.B) {
 // extension and the launcher run when it is installed beside piagent.
 func BenchmarkLeanExecTrue(b *testing.B) {
 	benchExec(b, leanBin, "exec", "--", "/bin/true")
+}
+
+// BenchmarkLeanNetworkOn and BenchmarkLeanNetworkOff measure, in one run
+// and from the same fresh home, what "network": "off" (a network namespace
+// and its loopback brought up) adds to a command's start.
+func BenchmarkLeanNetworkOn(b *testing.B)  { benchNetwork(b, "") }
+func BenchmarkLeanNetworkOff(b *testing.B) { benchNetwork(b, `{"version": 1, "network": "off"}`) }
+
+func benchNetwork(b *testing.B, policy string) {
+	if sandbox.Probe().Mechanism == "" {
+		b.Skip("no sandbox here")
+	}
+	home, dir := b.TempDir(), b.TempDir()
+	if policy != "" {
+		must(b, os.MkdirAll(filepath.Join(home, ".pi"), 0o700))
+		must(b, os.WriteFile(filepath.Join(home, ".pi", "piagent-policy.json"), []byte(policy), 0o600))
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	for b.Loop() {
+		cmd := exec.Command(leanBin, "exec", "--", "/bin/true")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
 }
 
 // BenchmarkBwrapTrue is bubblewrap's start, the peer, where it is installed.
