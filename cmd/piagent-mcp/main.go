@@ -5,6 +5,13 @@ import (
 	"os"
 
 	"github.com/piagent/piagent/internal/cli"
+	"github.com/piagent/piagent/internal/gcpolicy"
 )
 
-func main() { os.Exit(cli.Main("piagent-mcp", os.Args[1:], cli.OSEnv())) }
+func main() {
+	// A command reads every config file once and exits: no collection until
+	// its heap nears cli.CommandMemory, the default pace after that. The
+	// guard helper, which lives long, sets its own.
+	gcpolicy.OneShot(cli.CommandMemory)
+	os.Exit(cli.Main("piagent-mcp", os.Args[1:], cli.OSEnv()))
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
@@ -28,19 +27,15 @@ func (a *app) mcpCmd() string {
 // fix words a fix for the command the person typed.
 func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
 
-// commandMemory is a command's soft heap limit (the Go runtime's): below it
-// no garbage is collected; 10,000 servers need about 40 MiB.
-const commandMemory = 48 << 20
+// CommandMemory is the heap a one-shot command grows to before its first
+// collection (gcpolicy.OneShot, set by the main packages); 10,000 servers
+// need about 40 MiB.
+const CommandMemory = 48 << 20
 
 // Main runs one command line and returns its exit status. name is the
 // program's name: "piagent" enters the whole tree, "piagent-mcp" enters it at
 // `mcp`.
 func Main(name string, args []string, env Env) int {
-	// A command reads every config file once and exits: it collects garbage
-	// only when its heap nears commandMemory (a large configuration's), not
-	// at every doubling. The guard helper, which lives long, sets its own.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(commandMemory)
 	a := &app{env: env, name: name}
 	if code, ok := a.sandboxFast(args); ok {
 		return code // runs before every agent command: no command tree

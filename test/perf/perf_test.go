@@ -130,10 +130,10 @@ func env(home string) []string {
 	return []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C"}
 }
 
-// runProcess runs argv b.N times and reports its median wall time and
-// the largest peak RSS.
+// runProcess runs argv b.N times and reports its median wall time, its
+// median CPU time (user and system) and the largest peak RSS.
 func runProcess(b *testing.B, dir string, environ []string, argv ...string) {
-	var times []time.Duration
+	var times, cpus []time.Duration
 	var peak int64
 	// the output goes to /dev/null, as hyperfine's does: the figure is the
 	// command's own, not a reader's
@@ -150,13 +150,16 @@ func runProcess(b *testing.B, dir string, environ []string, argv ...string) {
 			b.Fatalf("%v: %v", argv, err)
 		}
 		times = append(times, time.Since(start))
+		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			peak = max(peak, ru.Maxrss)
 		}
 	}
 	slices.Sort(times)
+	slices.Sort(cpus)
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/op")
+	b.ReportMetric(float64(cpus[len(cpus)/2].Microseconds())/1000, "cpu-ms")
 	b.ReportMetric(float64(peak)/1024, "peak-MiB")
 }
 
@@ -167,7 +170,7 @@ func BenchmarkListJSON(b *testing.B) {
 	b.Run("hello", func(b *testing.B) {
 		runProcess(b, os.TempDir(), env(os.TempDir()), filepath.Join(dir, "hello"))
 	})
-	for _, n := range []int{1, 100, 1000, 10000} {
+	for _, n := range []int{1, 100, 1000, 10000, 100000} {
 		home, proj := fixture(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			runProcess(b, proj, env(home), filepath.Join(dir, "piagent-mcp"), "list", "--json")
