@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { completions, splitArgs } from "../command.ts";
@@ -489,7 +490,7 @@ test("/piagent-mode: prints without a UI, switches with an argument, picks with 
 });
 
 test("the session mode survives a helper restart", async () => {
-  const log = join(here, `stub-${process.pid}.log`);
+  const log = join(tmpdir(), `piagent-stub-${process.pid}.log`);
   await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
     const { commands, handlers } = fakePi();
     const ctx = fakeCtx(false).ctx;
@@ -586,7 +587,7 @@ test("the session mode carries over a reload, not into a new session", async () 
 });
 
 test("consent dialogs default to No; /piagent-mcp approve passes the digest of the preview it showed", async () => {
-  const log = join(here, `.stub-${process.pid}.log`);
+  const log = join(tmpdir(), `piagent-stub-consent-${process.pid}.log`);
   await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
     const { commands } = fakePi();
     const cmd = commands.get("piagent-mcp")!;
@@ -758,7 +759,7 @@ test("session_start takes tools whose catalogue changed out of the model's tool 
 });
 
 test("/piagent-mcp approve NAME --tools shows the change, asks with No first, then accepts", async () => {
-  const log = join(here, `.stub-tools-${process.pid}.log`);
+  const log = join(tmpdir(), `piagent-stub-tools-${process.pid}.log`);
   await withEnv({ PIAGENT_BIN: stub, STUB_LOG: log }, async () => {
     const { commands } = fakePi();
     const cmd = commands.get("piagent-mcp")!;
