@@ -695,6 +695,22 @@ type uninstallOptions struct {
 	JSON  bool
 }
 
+// purgeable is what uninstall --purge deletes: every registry entry of
+// piagent's own under ~/.pi (the approval store, the mode store, grants,
+// catalogue pins, their locks, piagent's folder and its edit locks), the
+// approval store first; the user's policy, which the person writes, stays.
+func purgeable(home string) []string {
+	dotpi := filepath.Join(home, ".pi")
+	out := []string{registry.ApprovalStore(home)}
+	for _, e := range registry.List(registry.Input{Home: home}) {
+		if e.Owner == registry.Piagent && paths.Within(dotpi, e.Path) && e.Path != dotpi &&
+			e.Path != registry.UserPolicy(home) && !slices.Contains(out, e.Path) {
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
 func (a *app) uninstall(o uninstallOptions) error {
 	purge, yes, asJSON := o.Purge, o.Yes, o.JSON
 	p, err := a.probe()
@@ -730,8 +746,12 @@ func (a *app) uninstall(o uninstallOptions) error {
 				seeded = pr.Servers
 			}
 		}
-		what := []string{display(home, "", registry.ApprovalStore(home)) + " (every approval decision)",
-			display(home, "", registry.OwnDir(home))}
+		what := []string{display(home, "", registry.ApprovalStore(home)) + " (every approval decision)"}
+		for _, f := range purgeable(home)[1:] {
+			if _, err := os.Lstat(f); err == nil {
+				what = append(what, display(home, "", f))
+			}
+		}
 		if len(seeded) > 0 {
 			what = append(what, fmt.Sprintf("the %s servers setup seeded into %s, where they still match their baseline (%s)",
 				rec.Preset, display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
@@ -784,10 +804,13 @@ func (a *app) uninstall(o uninstallOptions) error {
 				return err
 			}
 		}
-		for _, f := range []string{store, store + ".lock", registry.OwnDir(home), registry.LocksDir(home)} {
+		for _, f := range purgeable(home) {
 			if err := removeAll(f); err != nil {
 				return err
 			}
+		}
+		if _, err := os.Lstat(registry.UserPolicy(home)); err == nil {
+			out.Kept = append(out.Kept, display(home, "", registry.UserPolicy(home))+": your tool policy, written by you")
 		}
 	}
 	out.Changed = len(out.Actions) > 0 || len(out.Removed) > 0
