@@ -78,7 +78,7 @@ func benchProject(b testing.TB, n int) (home, proj string) {
 // BenchmarkSignatureValid is the check that validates a cached gate.
 func BenchmarkSignatureValid(b *testing.B) {
 	home, proj := benchProject(b, 10)
-	g, err := Load(Options{Home: home, Cwd: proj})
+	g, err := load(Options{Home: home, Cwd: proj}, true)
 	if err != nil {
 		b.Fatal(err)
 	}

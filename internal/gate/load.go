@@ -43,8 +43,12 @@ var OSFS FS = osFS{}
 
 // Load reads the configuration and the approval store and computes the gate.
 // Its error is for a configuration that cannot be read at all (a missing
-// home); everything else is reported inside the Gate.
-func Load(o Options) (*Gate, error) {
+// home); everything else is reported inside the Gate. The gate has no
+// Signature: a one-shot command does not look again (Cache.Get's gates
+// have one).
+func Load(o Options) (*Gate, error) { return load(o, false) }
+
+func load(o Options, sign bool) (*Gate, error) {
 	view, err := mcpconfig.Load(mcpconfig.Options{Home: o.Home, Cwd: o.Cwd, Getenv: o.Getenv, ConfigPath: o.ConfigPath})
 	if err != nil {
 		return nil, err
@@ -67,6 +71,9 @@ func Load(o Options) (*Gate, error) {
 		Optional: preset.OptionalVars,
 		newFS:    func(servers int) FS { return newSnapFS(servers) },
 	})
+	if !sign {
+		return g, nil
+	}
 	// The store's folder too: a change of its owner or mode (StrictModes)
 	// changes whether the store counts.
 	watched := append(slices.Clone(view.Consulted), storePath, filepath.Dir(storePath))
@@ -192,7 +199,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 		e.w.Close()
 		delete(c.gates, k)
 	}
-	g, err := Load(o)
+	g, err := load(o, true)
 	if err != nil {
 		return nil, err
 	}

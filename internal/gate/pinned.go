@@ -110,11 +110,16 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	}
 	slices.Sort(found)
 	found = slices.Compact(found)
+	if tree != "" && onDisk(in.FS) {
+		// A whole tree: its digests are kept between processes too.
+		loadTreeCache(in.View.Home)
+		defer saveTreeCache(in.View.Home, digestReads.Load())
+	}
 	out := make([]PinnedFile, 0, len(found))
 	for _, p := range found {
 		rel, _ := filepath.Rel(project, p)
 		pf := PinnedFile{Path: filepath.ToSlash(rel)}
-		if in.FS == OSFS {
+		if onDisk(in.FS) {
 			pf.Digest = fileDigest(p)
 		} else if data, err := in.FS.ReadFile(p); err == nil {
 			pf.Digest = digest.Bytes(data)

@@ -327,6 +327,7 @@ func fileDigest(p string) string {
 			return c.digest
 		}
 	}
+	digestReads.Add(1)
 	data, err := safefile.Read(p, safefile.Options{Max: maxPinnedFile})
 	if err != nil {
 		return ""

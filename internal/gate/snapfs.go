@@ -90,3 +90,10 @@ func (f *snapFS) missing(p string) bool {
 	}
 	return names != nil && !names[name]
 }
+
+// onDisk reports an FS that is this machine's (OSFS, or a snapshot of it),
+// whose files fileDigest may read and cache by their stamps.
+func onDisk(f FS) bool {
+	_, snap := f.(*snapFS)
+	return snap || f == OSFS
+}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // treeProject is a project whose repository server runs ./bin/serve with
@@ -76,10 +77,26 @@ func TestTreePinNewFile(t *testing.T) {
 // served from the stat cache.
 func BenchmarkTreePin10000(b *testing.B) {
 	home, proj := treeProject(b, 10000)
+	// a tree as the next session finds it: written more than a moment ago
+	time.Sleep(safefile.RacyWindow)
 	o := Options{Home: home, Cwd: proj}
 	b.Run("Cold", func(b *testing.B) {
 		for b.Loop() {
-			hashCache = sync.Map{}
+			forgetTreeDigests()
+			os.Remove(TreeCachePath(home))
+			if _, err := Load(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("NewProcess", func(b *testing.B) {
+		// as the next piagent-mcp list finds it: nothing in memory, the
+		// digests on disk
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			forgetTreeDigests()
 			if _, err := Load(o); err != nil {
 				b.Fatal(err)
 			}
@@ -103,5 +120,73 @@ func BenchmarkTreePin10000(b *testing.B) {
 			}
 		}
 	})
-	_ = time.Now
+}
+
+// forgetTreeDigests is a new process: no digest in memory, the disk cache
+// not read yet.
+func forgetTreeDigests() {
+	hashCache.Clear()
+	treeDisk.Lock()
+	treeDisk.loaded = nil
+	treeDisk.Unlock()
+}
+
+// Issue 46, item 3: a tree pin's digests are kept on disk, so the next
+// process reads no file that did not change; a file rewritten to the same
+// size with its modification time put back is read again (its change time
+// moved) and the server asks again; a cache file that is not the person's
+// alone, or not in the format, is ignored. Not parallel: it empties the
+// process's digest cache.
+func TestTreeDigestsKeptOnDisk(t *testing.T) {
+	home, proj := treeProject(t, 200)
+	time.Sleep(safefile.RacyWindow + 200*time.Millisecond) // settled stamps only are kept
+	o := Options{Home: home, Cwd: proj}
+	load := func() (*Server, int64) {
+		t.Helper()
+		forgetTreeDigests()
+		before := digestReads.Load()
+		g, err := Load(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := g.Server("custom")
+		return s, digestReads.Load() - before
+	}
+	if s, reads := load(); s.State != Ready || reads != 200 {
+		t.Fatalf("first process: %s, %d files read, want ready and 200", s.State, reads)
+	}
+	if data, err := os.ReadFile(TreeCachePath(home)); err != nil || !strings.HasPrefix(string(data), treeCacheHeader+"\n") {
+		t.Fatalf("the cache file: %v %.40q", err, data)
+	}
+	if fi, err := os.Stat(TreeCachePath(home)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the cache file is readable by others: %v", fi.Mode())
+	}
+	if s, reads := load(); s.State != Ready || reads != 0 {
+		t.Fatalf("next process: %s, %d files read, want ready and none", s.State, reads)
+	}
+
+	// same size, modification time put back: only the change time moved
+	f := filepath.Join(proj, "app", "src", "d001", "f00150.js")
+	fi, _ := os.Stat(f)
+	os.WriteFile(f, []byte("// FILE 150\n"), 0o755)
+	os.Chtimes(f, fi.ModTime(), fi.ModTime())
+	if s, reads := load(); s.State != ApprovalChanged || reads != 1 {
+		t.Fatalf("after a same-size rewrite: %s (%s), %d files read, want approval-changed and 1", s.State, s.Reason, reads)
+	}
+
+	for name, spoil := range map[string]func(string){
+		"not the person's alone": func(p string) { os.Chmod(p, 0o666) },
+		"another format":         func(p string) { os.WriteFile(p, []byte("piagent tree digests 2\n"), 0o600) },
+		"a broken line": func(p string) {
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, append(data, "sha256:00 1 2\n"...), 0o600)
+		},
+	} {
+		load() // a fresh cache file
+		spoil(TreeCachePath(home))
+		if s, reads := load(); s.State != ApprovalChanged || reads != 200 {
+			t.Errorf("%s: %s, %d files read, want every file read again", name, s.State, reads)
+		}
+		os.Remove(TreeCachePath(home))
+	}
 }

@@ -1,0 +1,139 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
+)
+
+// A whole-tree pin digests every file under a server's folder. hashCache
+// spares a process from reading a file twice; the digests are also kept on
+// disk, in piagent's own registered folder, so that the next piagent-mcp
+// list or helper start costs a stat per file, not a read. An entry is
+// trusted only for a settled stamp that matches the file's stat exactly
+// (size, inode, device, mode, modification and change times): writing a
+// file changes its change time, which no one but the kernel sets. A cache
+// file that is missing, unreadable, not the person's alone, or not in this
+// format is ignored, and everything is read again.
+
+// treeCacheHeader is the cache file's first line.
+const treeCacheHeader = "piagent tree digests 1"
+
+// maxTreeCache bounds the entries kept on disk.
+const maxTreeCache = 200000
+
+// TreeCachePath is the file under home that holds the tree digests.
+func TreeCachePath(home string) string {
+	return filepath.Join(registry.OwnDir(home), "tree-digests")
+}
+
+// digestReads counts the files fileDigest had to read (tests and
+// benchmarks).
+var digestReads atomic.Int64
+
+var treeDisk struct {
+	sync.Mutex
+	loaded map[string]bool // homes whose file was read into hashCache
+}
+
+// loadTreeCache reads home's cache file into hashCache once per process.
+func loadTreeCache(home string) {
+	if home == "" {
+		return
+	}
+	treeDisk.Lock()
+	defer treeDisk.Unlock()
+	if treeDisk.loaded[home] {
+		return
+	}
+	if treeDisk.loaded == nil {
+		treeDisk.loaded = map[string]bool{}
+	}
+	treeDisk.loaded[home] = true
+	data, err := safefile.Read(TreeCachePath(home), safefile.Options{Own: true, Max: 64 << 20})
+	if err != nil {
+		return
+	}
+	for path, c := range parseTreeCache(data) {
+		hashCache.LoadOrStore(path, c)
+	}
+}
+
+// parseTreeCache reads the cache format: the header, then one line per
+// file, "digest dev ino size mtime ctime mode path". Anything else yields
+// no entries at all.
+func parseTreeCache(data []byte) map[string]cachedHash {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	if !sc.Scan() || sc.Text() != treeCacheHeader {
+		return nil
+	}
+	out := map[string]cachedHash{}
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 8)
+		if len(f) != 8 || !strings.HasPrefix(f[0], "sha256:") || !filepath.IsAbs(f[7]) {
+			return nil
+		}
+		var n [6]uint64
+		for i := range n {
+			v, err := strconv.ParseUint(f[i+1], 10, 64)
+			if err != nil {
+				return nil
+			}
+			n[i] = v
+		}
+		key := safefile.Stamp{Exists: true, Dev: n[0], Ino: n[1], Size: int64(n[2]), Mtime: int64(n[3]), Ctime: int64(n[4]), Mode: fs.FileMode(n[5])}
+		if !key.Mode.IsRegular() {
+			return nil
+		}
+		out[f[7]] = cachedHash{key: key, digest: f[0]}
+	}
+	if sc.Err() != nil {
+		return nil
+	}
+	return out
+}
+
+// saveTreeCache writes every settled digest this process knows to home's
+// cache file, when it read a file since the last save.
+func saveTreeCache(home string, readsBefore int64) {
+	if home == "" || digestReads.Load() == readsBefore {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(treeCacheHeader + "\n")
+	n := 0
+	hashCache.Range(func(k, v any) bool {
+		path, c := k.(string), v.(cachedHash)
+		if !c.key.Settled() || strings.ContainsRune(path, '\n') {
+			return true
+		}
+		fmt.Fprintf(&b, "%s %d %d %d %d %d %d %s\n", c.digest, c.key.Dev, c.key.Ino, c.key.Size, c.key.Mtime, c.key.Ctime, uint32(c.key.Mode), path)
+		n++
+		return n < maxTreeCache
+	})
+	if n == 0 {
+		return
+	}
+	// Best effort: a cache that cannot be written (no ~/.pi yet, a
+	// sandboxed command's read-only home) costs reads, never an answer.
+	if _, err := os.Stat(filepath.Dir(registry.OwnDir(home))); err != nil {
+		return
+	}
+	if err := os.Mkdir(registry.OwnDir(home), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return
+	}
+	_ = atomicfile.Write(TreeCachePath(home), b.Bytes())
+}
