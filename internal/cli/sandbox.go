@@ -140,6 +140,10 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	w := a.env.Stdout
 	if st.Mechanism == "" {
 		fmt.Fprintf(w, "sandbox: none on this machine: %s\n", st.Missing)
+		if p.NetworkOff {
+			fmt.Fprintln(w, "network: off in your policy, and nothing here can apply it: every command the agent runs is refused")
+			return
+		}
 		fmt.Fprintln(w, "commands the agent runs are checked by the command reader alone; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead")
 		return
 	}
@@ -164,7 +168,7 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	holds("the project's secrets and Pi's auth.json hidden", st.SecretsHidden, "readable")
 	holds("/tmp and /var/tmp read-only, TMPDIR private", st.PrivateTmp, "")
 	holds("every capability dropped, no_new_privs", st.CapsDropped, "")
-	holds("Unix sockets, io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
+	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
 	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
 	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
 	switch {

@@ -39,6 +39,9 @@ func Probe() Status {
 func probeLandlock() Status {
 	st := Status{Seccomp: true}
 	abi, err := landlockABI()
+	if faultHas(faultFromEnv(), "no-landlock") {
+		abi, err = 0, unix.ENOSYS
+	}
 	switch {
 	case err != nil:
 		st.Missing = "the kernel has no Landlock (landlock_create_ruleset: " + err.Error() + "); Linux 5.13 or later with lsm=landlock is needed"
@@ -329,6 +332,7 @@ func init() {
 // every process left in the namespace ends with it.
 func Init() int {
 	runtime.LockOSThread() // never unlocked: the command is forked from this thread
+
 	// Only the result pipe is to stay open, and not in the command.
 	unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	res := os.NewFile(4, "result")
@@ -343,6 +347,16 @@ func Init() int {
 		return fail(initFailure, fmt.Errorf("read the sandbox's profile: %w", err))
 	}
 	specf.Close()
+	// Only the thread that starts the command confines itself; the init's
+	// other threads keep what it held (root's capabilities, for root).
+	// Not dumpable: the command, same user, same Landlock domain as this
+	// thread and without CAP_SYS_PTRACE, can neither ptrace the init nor
+	// open its /proc files, so it cannot make another thread run its code.
+	if !faultHas(spec.Fault, "dumpable") {
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+			return fail(initFailure, fmt.Errorf("make the init non-dumpable: %w", err))
+		}
+	}
 	pts, err := mountAll(spec.Profile, spec.Empty, spec.Fault)
 	if err != nil {
 		var nm *noMountError

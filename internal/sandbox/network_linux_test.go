@@ -216,3 +216,148 @@ func TestNetworkOff(t *testing.T) {
 	}
 	t.Logf("%d host services (TCP/UDP, IPv4/IPv6 where present) reached by every attack with the network on and by none with it off, with namespaces and under Landlock alone", len(services))
 }
+
+// ptraceInit tries, from inside the sandbox, what finding 1 of the
+// network review did first: PTRACE_SEIZE of the init (pid 1), and opening
+// its memory and environment. It prints one word per door.
+const ptraceInit = `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.ptrace(0x4206, 1, None, None)
+print("seize:" + ("ok" if r == 0 else os.strerror(ctypes.get_errno())))
+for f in ("/proc/1/mem", "/proc/1/environ"):
+    try:
+        open(f, "rb").read(1)
+        print(f + ":ok")
+    except OSError as e:
+        print(f + ":" + e.strerror)
+`
+
+// TestInitOutOfReach: the sandbox's init holds, on its other threads, what
+// the command gave up (root's capabilities, for root), so the command must
+// not reach it: no ptrace, no /proc/1/mem or environ, as root and as an
+// ordinary user. The control, a fault build whose init stays dumpable,
+// shows the attack's first step working.
+func TestInitOutOfReach(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	script := filepath.Join(w.root, "ptrace.py")
+	write(t, script, ptraceInit)
+	run := func(bin string, env []string) string {
+		cmd := exec.Command(bin, "sandbox", "exec", "--", "python3", script)
+		cmd.Dir, cmd.Env = w.proj, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return string(out)
+	}
+	control := run(faultBin, append(append([]string{}, w.env...), "PIAGENT_SANDBOX_FAULT=dumpable"))
+	if !strings.Contains(control, "seize:ok") {
+		t.Fatalf("control: a dumpable init could not be seized, so the test proves nothing:\n%s", control)
+	}
+	for _, bin := range []string{piagentBin, leanBin} {
+		args := []string{"sandbox", "exec", "--", "python3", script}
+		if bin == leanBin {
+			args = args[1:]
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = w.proj, w.env
+		outb, err := cmd.CombinedOutput()
+		out := string(outb)
+		if err != nil || strings.Contains(out, ":ok") || !strings.Contains(out, "seize:Operation not permitted") {
+			t.Errorf("%s: the command reached its init: %v\n%s", filepath.Base(bin), err, out)
+		}
+	}
+}
+
+// TestNetworkOffWithoutSandbox: where no sandbox applies at all (a kernel
+// without Landlock, simulated by a fault build), --auto — what the
+// extension passes — runs a command unconfined; with "network": "off" it
+// must refuse instead, and the host service hears nothing. The control:
+// with the network on, the same command runs, unconfined, and reaches it.
+func TestNetworkOffWithoutSandbox(t *testing.T) {
+	services := listenHost(t)
+	w := newWorld(t)
+	s := services[0]
+	env := append(append([]string{}, w.env...), "PIAGENT_SANDBOX_FAULT=no-landlock")
+	attack := fmt.Sprintf(`echo attack > /dev/tcp/127.0.0.1/%s`, s.port)
+	run := func() (string, error) {
+		cmd := exec.Command(faultBin, "sandbox", "exec", "--auto", "--", "/bin/bash", "-c", attack)
+		cmd.Dir, cmd.Env = w.proj, env
+		out, err := cmd.CombinedOutput()
+		time.Sleep(150 * time.Millisecond)
+		return string(out), err
+	}
+	before := s.got.Load()
+	if out, err := run(); err != nil || s.got.Load() == before || !strings.Contains(out, "command reader alone") {
+		t.Fatalf("control: with the network on and no sandbox, --auto should run the command unconfined: %v\n%s", err, out)
+	}
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version": 1, "network": "off"}`)
+	before = s.got.Load()
+	out, err := run()
+	if err == nil || s.got.Load() != before {
+		t.Errorf("network off, no sandbox: ran (%v), %d reached\n%s", err, s.got.Load()-before, out)
+	}
+	if !strings.Contains(out, `"network": "off"`) || !strings.Contains(out, "nothing was run") {
+		t.Errorf("the refusal does not say why:\n%s", out)
+	}
+	cmd := exec.Command(faultBin, "sandbox", "status")
+	cmd.Dir, cmd.Env = w.proj, env
+	st, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(st), "network: off in your policy, and nothing here can apply it") {
+		t.Errorf("sandbox status does not say the network cannot be taken away:\n%s", st)
+	}
+}
+
+// TestDatagramPairRefused: a Unix datagram pair could sendto, or connect
+// again to, a named datagram socket outside (journald, /dev/log,
+// systemd's notify socket); the filter refuses the pair, in every profile.
+// The control: unconfined, the same line reaches the test's socket.
+func TestDatagramPairRefused(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	sock := filepath.Join(w.root, "d.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	os.Chmod(sock, 0o777)
+	var got atomic.Int64
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, _, err := conn.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			got.Add(int64(n))
+		}
+	}()
+	line := fmt.Sprintf(`import socket;a,b=socket.socketpair(socket.AF_UNIX,socket.SOCK_DGRAM);a.sendto(b"attack",%q)`, sock)
+	if out, err := exec.Command("python3", "-c", line).CombinedOutput(); err != nil {
+		t.Fatalf("control: %v %s", err, out)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got.Load() == 0 {
+		t.Fatal("control: the unconfined line did not reach the socket, so the test proves nothing")
+	}
+	before := got.Load()
+	for _, c := range []struct {
+		name string
+		bin  string
+		env  []string
+	}{{"namespaces", leanBin, w.env}, {"Landlock alone", faultBin, append(append([]string{}, w.env...), "PIAGENT_SANDBOX_FAULT=mount")}} {
+		args := []string{"sandbox", "exec", "--", "python3", "-c", line}
+		if c.bin == leanBin {
+			args = args[1:]
+		}
+		cmd := exec.Command(c.bin, args...)
+		cmd.Dir, cmd.Env = w.proj, c.env
+		out, err := cmd.CombinedOutput()
+		time.Sleep(100 * time.Millisecond)
+		if err == nil || got.Load() != before || !strings.Contains(string(out), "Permission denied") {
+			t.Errorf("%s: a datagram pair reached %s: %v\n%s", c.name, sock, err, out)
+		}
+	}
+}

@@ -15,7 +15,9 @@ import (
 //
 //   - socket(AF_UNIX): a confined command cannot ask an unconfined daemon
 //     (docker.sock, the user's D-Bus, ssh-agent, tmux) to do its work;
-//     socketpair(2) stays, it connects to nothing outside;
+//     socketpair(2) stays for stream and seqpacket pairs, which connect to
+//     nothing outside; a datagram pair could sendto a named socket, and is
+//     refused;
 //   - io_uring_setup/enter/register: io_uring creates sockets and opens files
 //     without the system calls below (IORING_OP_SOCKET), as Docker's default
 //     profile refuses it too;
@@ -60,6 +62,9 @@ func seccompRules() ([]sysRule, uint32, error) {
 	}
 	rules = append(rules,
 		sysRule{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: unix.AF_UNIX, errno: unix.EACCES},
+		// A datagram pair may sendto, or connect again to, any named Unix
+		// datagram socket (journald, /dev/log, systemd's notify socket).
+		sysRule{nr: unix.SYS_SOCKETPAIR, arg: 1, mask: 0xf, equal: unix.SOCK_DGRAM, errno: unix.EACCES},
 		sysRule{nr: unix.SYS_IO_URING_SETUP, arg: -1, errno: unix.EPERM},
 		sysRule{nr: unix.SYS_IO_URING_ENTER, arg: -1, errno: unix.EPERM},
 		sysRule{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.EPERM},
@@ -96,7 +101,9 @@ func networkRules(off, netns bool) []sysRule {
 	}
 	domains := []uint32{unix.AF_VSOCK}
 	if !netns {
-		domains = append(domains, unix.AF_INET, unix.AF_INET6, unix.AF_PACKET, unix.AF_XDP)
+		// netlink too: without a namespace of its own, a unicast message
+		// reaches any process listening on NETLINK_USERSOCK
+		domains = append(domains, unix.AF_INET, unix.AF_INET6, unix.AF_PACKET, unix.AF_XDP, unix.AF_NETLINK)
 	}
 	var rules []sysRule
 	for _, d := range domains {

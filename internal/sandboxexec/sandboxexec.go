@@ -157,8 +157,9 @@ func Run(env Env, o Options, argv []string) error {
 	switch o.Profile {
 	case "agent":
 		p = AgentProfile(env, o.Project)
-		// A policy that cannot be read takes the network away too.
-		p.NetworkOff = perr != nil || pol.Network() == policy.NetworkOff
+		// A policy that cannot be read, or no home to read it in, takes
+		// the network away too.
+		p.NetworkOff = perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff
 	case "server":
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
@@ -197,6 +198,10 @@ func Run(env Env, o Options, argv []string) error {
 		return nil
 	}})
 	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) && o.Auto && p.NetworkOff {
+		return refused(fmt.Errorf("%w, and your policy takes the network away (\"network\": \"off\"), which nothing here can apply; nothing was run", err),
+			"'piagent sandbox status' says what this machine lacks; or set \"network\": \"on\" in ~/.pi/piagent-policy.json")
+	}
 	if errors.As(err, &ue) && o.Auto {
 		fmt.Fprintf(env.Stderr, "piagent: warning: %s; this command runs checked by the command reader alone\n", err)
 		err = sandbox.ExecUnconfined(argv, environ)
