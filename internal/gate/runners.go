@@ -333,6 +333,11 @@ func fileDigest(p string) string {
 		return ""
 	}
 	d := digest.Bytes(data)
-	hashCache.Store(p, cachedHash{key: key, digest: d})
+	// A stamp too recent to tell two writes apart may, once settled, be
+	// the stamp of another content written in the same tick: kept only
+	// when settled already.
+	if key.Settled() {
+		hashCache.Store(p, cachedHash{key: key, digest: d})
+	}
 	return d
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/approval"
+	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
@@ -188,5 +189,29 @@ func TestTreeDigestsKeptOnDisk(t *testing.T) {
 			t.Errorf("%s: %s, %d files read, want every file read again", name, s.State, reads)
 		}
 		os.Remove(TreeCachePath(home))
+	}
+}
+
+// A digest taken while the file's stamp is racy is not kept: a second
+// write in the same clock tick (file systems with coarse timestamps) leaves
+// every time and the size as they were, and once settled that stamp would
+// vouch for the first content. This kernel's timestamps are too fine to
+// make two such writes here, so the test looks at the cache itself.
+// Not parallel: it empties the process's digest cache.
+func TestRacyDigestNotKept(t *testing.T) {
+	forgetTreeDigests()
+	p := filepath.Join(t.TempDir(), "server.js")
+	os.WriteFile(p, []byte("// version A\n"), 0o644)
+	if got := fileDigest(p); got != digest.Bytes([]byte("// version A\n")) {
+		t.Fatalf("digest %s", got)
+	}
+	if _, kept := hashCache.Load(p); kept {
+		t.Errorf("a digest taken while the stamp was racy is kept")
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old) // the change time stays racy: still not kept
+	fileDigest(p)
+	if _, kept := hashCache.Load(p); kept {
+		t.Errorf("a digest taken while the change time was racy is kept")
 	}
 }
