@@ -167,7 +167,7 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	holds("every mount read-only but the writable folders: no chmod, chown or utimes of your files", st.HomeReadOnly, "Landlock refuses writes, not metadata changes")
 	holds("the project's secrets and Pi's auth.json hidden", st.SecretsHidden, "readable")
 	holds("/tmp and /var/tmp read-only, TMPDIR private", st.PrivateTmp, "")
-	holds("every capability dropped, no_new_privs", st.CapsDropped, "")
+	holds("every capability of the command dropped, no_new_privs (the init above it, which keeps its own, is not dumpable: the command cannot ptrace it)", st.CapsDropped, "")
 	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
 	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
 	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
