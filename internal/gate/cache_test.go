@@ -260,3 +260,40 @@ func TestCacheWatchLinkedExtra(t *testing.T) {
 		t.Fatal("the link's target rewritten was not seen")
 	}
 }
+
+// BenchmarkGetAfterWrite is the cached gate's answer after an edit the
+// agent made, the common case in a session (issue 46, item 1), beside the
+// quiet answer: 10 servers, a write in the project root, and one in src/.
+func BenchmarkGetAfterWrite(b *testing.B) {
+	home, proj := benchProject(b, 10)
+	writeFile(b, filepath.Join(proj, "src", "main.go"), "package main\n")
+	o := Options{Home: home, Cwd: proj}
+	var c Cache
+	if _, err := c.Get(o); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("quiet", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Get(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, f := range []string{"README.md", filepath.Join("src", "main.go")} {
+		p := filepath.Join(proj, f)
+		b.Run(strings.ReplaceAll(f, "/", "-"), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				b.StopTimer()
+				if err := os.WriteFile(p, fmt.Appendf(nil, "edit %d\n", i), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := c.Get(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

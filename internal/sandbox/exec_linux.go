@@ -433,12 +433,15 @@ func mountAll(p Profile, empty, fault string) (bool, error) {
 	if err := faultMount(fault); err != nil {
 		return false, &noMountError{err}
 	}
-	// Nothing mounted here reaches the rest of the machine.
-	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
+	// Nothing mounted here reaches the rest of the machine, and nothing the
+	// machine mounts later (a login's /run/user/UID, a USB stick, an
+	// automount) arrives here: it would be writable, past the read-only
+	// setting made below.
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			return false, &noMountError{err}
 		}
-		return false, fmt.Errorf("make / a slave mount: %w", err)
+		return false, fmt.Errorf("make / a private mount: %w", err)
 	}
 	// A /proc of this PID namespace: no other process's environment or
 	// memory is in view.
@@ -453,8 +456,24 @@ func mountAll(p Profile, empty, fault string) (bool, error) {
 			return false, err
 		}
 	}
-	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+	// Read-only, and no device node anywhere opens its device: root's
+	// command would otherwise read a raw disk (and the secrets hidden
+	// above with it), the console or the input devices. The few devices
+	// every program expects come back below.
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NODEV}); err != nil {
 		return false, fmt.Errorf("make every mount read-only: %w", err)
+	}
+	for _, d := range commonDevices {
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+			continue
+		}
+		if err := bindAt(d, d); err != nil {
+			return false, err
+		}
+		if err := setattrAt(d, 0, unix.MOUNT_ATTR_NOSUID, unix.MOUNT_ATTR_NODEV); err != nil {
+			return false, err
+		}
 	}
 	for _, d := range writable {
 		if err := setattrAt(d, 0, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, unix.MOUNT_ATTR_RDONLY); err != nil {
@@ -498,6 +517,10 @@ func mountAll(p Profile, empty, fault string) (bool, error) {
 	}
 	return privatePTS(), nil
 }
+
+// commonDevices are the character devices a confined command may open:
+// everything else under a nodev mount refuses to.
+var commonDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // privatePTS mounts a pseudo-terminal instance of the namespace's own over
 // /dev/pts, and its ptmx over /dev/ptmx: the person's terminals are out of

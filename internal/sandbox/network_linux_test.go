@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // hostService is a listener of this machine's, outside every sandbox,
@@ -358,6 +360,146 @@ func TestDatagramPairRefused(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		if err == nil || got.Load() != before || !strings.Contains(string(out), "Permission denied") {
 			t.Errorf("%s: a datagram pair reached %s: %v\n%s", c.name, sock, err, out)
+		}
+	}
+}
+
+// TestKeyringsAndOtherProcesses (the second review): the kernel's keyrings
+// are the host's, so keyctl, add_key and request_key are refused; and
+// where no PID namespace hides them (Landlock alone), another process of
+// the person's — Pi — is out of reach of prlimit (a core-file limit raised
+// dumps its memory), setpriority and sched_setaffinity, which Landlock does
+// not govern. Each attack works unconfined (the control), as root and as
+// an ordinary user.
+func TestKeyringsAndOtherProcesses(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	victim := exec.Command("sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { victim.Process.Kill(); victim.Wait() }()
+	pid := fmt.Sprint(victim.Process.Pid)
+	attacks := [][]string{{"keyctl"}, {"add_key"}, {"prlimit", pid}, {"setpriority", pid}, {"sched_setaffinity", pid}}
+	for _, a := range attacks {
+		if out, err := exec.Command(attackBin, a...).CombinedOutput(); err != nil {
+			t.Fatalf("control: %v works unconfined? %v %s", a, err, out)
+		}
+	}
+	for _, c := range []struct {
+		name, bin string
+		env       []string
+	}{
+		{"namespaces", piagentBin, w.env},
+		{"Landlock alone", faultBin, append(append([]string{}, w.env...), "PIAGENT_SANDBOX_FAULT=mount")},
+	} {
+		if c.name == "namespaces" && probed().Namespaces == "" {
+			continue
+		}
+		for _, a := range attacks {
+			cmd := exec.Command(c.bin, append([]string{"sandbox", "exec", "--", attackBin}, a...)...)
+			cmd.Dir, cmd.Env = w.proj, c.env
+			out, err := cmd.CombinedOutput()
+			if err == nil || strings.Contains(string(out), "worked") {
+				t.Errorf("%s: %v worked under the sandbox:\n%s", c.name, a, out)
+			}
+		}
+		// the command's own limits stay its own
+		cmd := exec.Command(c.bin, "sandbox", "exec", "--", "/bin/bash", "-c", "ulimit -c 0 && ulimit -n 256 && echo own-limits")
+		cmd.Dir, cmd.Env = w.proj, c.env
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "own-limits") {
+			t.Errorf("%s: the command's own limits: %v %s", c.name, err, out)
+		}
+	}
+}
+
+// TestLateMountStaysOutside (the second review): a mount the machine makes
+// while a command runs (a login's /run/user/UID, a USB stick) must not
+// arrive in the sandbox, where it would be writable past the read-only
+// setting. Root only: making a shared mount point and a mount in the
+// test's own namespace needs it; the sandbox's code is the same for both.
+// The control is a plain mount namespace made slave, as the sandbox was.
+func TestLateMountStaysOutside(t *testing.T) {
+	needNamespaces(t)
+	if os.Getuid() != 0 {
+		t.Skip("making a shared mount point needs root")
+	}
+	w := newWorld(t)
+	d := filepath.Join(w.root, "media")
+	must(t, os.MkdirAll(filepath.Join(d, "usb"), 0o755))
+	mount := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+			t.Fatalf("mount %v: %v %s", args, err, out)
+		}
+	}
+	mount("--bind", d, d)
+	defer exec.Command("umount", "-R", d).Run()
+	mount("--make-shared", d)
+	// Each watcher waits for the stick to be plugged in, then says what it sees.
+	watch := `for i in $(seq 100); do [ -e ` + d + `/plugged ] && break; sleep 0.05; done; sleep 0.3; ls ` + d + `/usb`
+	run := func(argv ...string) *exec.Cmd {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = w.proj, w.env
+		return cmd
+	}
+	sandboxed := run(leanBin, "exec", "--", "/bin/bash", "-c", watch)
+	control := run("unshare", "-m", "--propagation", "slave", "/bin/bash", "-c", watch)
+	var sOut, cOut strings.Builder
+	sandboxed.Stdout, sandboxed.Stderr, control.Stdout, control.Stderr = &sOut, &sOut, &cOut, &cOut
+	must(t, sandboxed.Start())
+	must(t, control.Start())
+	time.Sleep(500 * time.Millisecond)
+	mount("-t", "tmpfs", "tmpfs", filepath.Join(d, "usb"))
+	write(t, filepath.Join(d, "usb", "secret-stick-file"), "x")
+	write(t, filepath.Join(d, "plugged"), "")
+	sandboxed.Wait()
+	control.Wait()
+	if !strings.Contains(cOut.String(), "secret-stick-file") {
+		t.Fatalf("control: a slave namespace did not see the late mount, so the test shows nothing:\n%s", cOut.String())
+	}
+	if strings.Contains(sOut.String(), "secret-stick-file") {
+		t.Errorf("a mount made after the command started arrived in its sandbox:\n%s", sOut.String())
+	}
+}
+
+// TestDeviceNodesClosed (the second review): root's command could read a
+// raw disk through its device node, and with it the secrets the sandbox
+// hides. Every mount is nodev but for /dev/null, zero, full, random and
+// urandom, which still work. The attack, root only (an ordinary user can
+// make no device node, and opens none of root's): a node for the memory
+// device /dev/zero stands for a disk, outside the project; unconfined it
+// reads (the control), confined it does not open.
+func TestDeviceNodesClosed(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	cmd := exec.Command(leanBin, "exec", "--", "/bin/bash", "-c",
+		`echo x > /dev/null && head -c 4 /dev/urandom | wc -c && head -c 2 /dev/zero | wc -c && echo x > /dev/full; echo full=$?`)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "4\n2\n") || !strings.Contains(string(out), "full=1") {
+		t.Errorf("the common devices under the sandbox: %v\n%s", err, out)
+	}
+	if os.Getuid() != 0 {
+		return
+	}
+	node := filepath.Join(w.root, "disk")
+	if err := unix.Mknod(node, unix.S_IFCHR|0o600, int(unix.Mkdev(1, 5))); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("head", "-c", "1", node).CombinedOutput(); err != nil {
+		t.Fatalf("control: the node does not read unconfined: %v %s", err, out)
+	}
+	for _, bin := range []string{leanBin, faultBin} {
+		args := []string{"sandbox", "exec", "--", "head", "-c", "1", node}
+		if bin == leanBin {
+			args = args[1:]
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = w.proj, w.env
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "Permission denied") {
+			t.Errorf("%s: a device node outside the common ones opened under the sandbox: %v\n%q", filepath.Base(bin), err, out)
 		}
 	}
 }

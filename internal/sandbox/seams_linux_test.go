@@ -371,7 +371,7 @@ func TestNamespaceRefusedSaysSo(t *testing.T) {
 	}
 	for fault, want := range map[string][]string{
 		"mount": {"does not hold: registered files inside the project", "survivors possible", "cannot mount", `"sandbox": "namespaces"`},
-		"":      {"holds: registered files inside the project", "holds: every process a command starts ends with it", "holds: every capability dropped"},
+		"":      {"holds: registered files inside the project", "holds: every process a command starts ends with it", "holds: every capability of the command dropped"},
 	} {
 		st := exec.Command(faultBin, "sandbox", "status")
 		st.Dir, st.Env = w.proj, append(w.env, "PIAGENT_SANDBOX_FAULT="+fault)

@@ -28,7 +28,11 @@ import (
 //     mknodat (open(O_CREAT, 04755) makes a setuid file without any chmod);
 //   - mknod and mknodat of a block or character device;
 //   - ioctl TIOCSTI and TIOCLINUX, matched on the request's low 32 bits (the
-//     kernel truncates it there): no typing into the person's terminal.
+//     kernel truncates it there): no typing into the person's terminal;
+//   - keyctl, add_key, request_key: the kernel's keyrings are the host's;
+//   - prlimit64, sched_setaffinity, sched_setscheduler, sched_setparam,
+//     sched_setattr (pid argument), setpriority and ioprio_set (who
+//     argument) naming another process than the caller.
 //
 // A foreign ABI (i386 on x86_64) is killed outright, and x32 system calls
 // fail with ENOSYS, so no number can be reached by another door.
@@ -65,6 +69,22 @@ func seccompRules() ([]sysRule, uint32, error) {
 		// A datagram pair may sendto, or connect again to, any named Unix
 		// datagram socket (journald, /dev/log, systemd's notify socket).
 		sysRule{nr: unix.SYS_SOCKETPAIR, arg: 1, mask: 0xf, equal: unix.SOCK_DGRAM, errno: unix.EACCES},
+		// The kernel's keyrings are shared with the host: the person's keys,
+		// Kerberos tickets in the persistent keyring (as Docker refuses).
+		sysRule{nr: unix.SYS_KEYCTL, arg: -1, errno: unix.EPERM},
+		sysRule{nr: unix.SYS_ADD_KEY, arg: -1, errno: unix.EPERM},
+		sysRule{nr: unix.SYS_REQUEST_KEY, arg: -1, errno: unix.EPERM},
+		// Another process's limits, priority or CPUs (Landlock has no hook
+		// for them): a core-file limit raised and a CPU limit lowered make
+		// Pi dump its memory where the command can read it. The command's
+		// own (pid 0) stay its own.
+		otherPid(unix.SYS_PRLIMIT64, 0),
+		otherPid(unix.SYS_SCHED_SETAFFINITY, 0),
+		otherPid(unix.SYS_SCHED_SETSCHEDULER, 0),
+		otherPid(unix.SYS_SCHED_SETPARAM, 0),
+		otherPid(unix.SYS_SCHED_SETATTR, 0),
+		otherPid(unix.SYS_SETPRIORITY, 1),
+		otherPid(unix.SYS_IOPRIO_SET, 1),
 		sysRule{nr: unix.SYS_IO_URING_SETUP, arg: -1, errno: unix.EPERM},
 		sysRule{nr: unix.SYS_IO_URING_ENTER, arg: -1, errno: unix.EPERM},
 		sysRule{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.EPERM},
@@ -89,6 +109,12 @@ func seccompRules() ([]sysRule, uint32, error) {
 		return nil, 0, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
 	}
 	return rules, arch, nil
+}
+
+// otherPid refuses system call nr when its argument arg, a pid, names
+// another process than the caller (is not 0).
+func otherPid(nr uint32, arg int) sysRule {
+	return sysRule{nr: nr, arg: arg, mask: 0xffffffff, any: true, errno: unix.EPERM}
 }
 
 // networkRules are the filter's rules for a profile's network: none when

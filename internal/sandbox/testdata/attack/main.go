@@ -36,6 +36,26 @@ func main() {
 		} else {
 			unix.Close(int(r))
 		}
+	case "keyctl":
+		// the user keyring's id: the person's keys (and, on some systems,
+		// Kerberos tickets) are in the keyrings the kernel shares
+		_, err = unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_USER_KEYRING, 0, 0, 0)
+	case "add_key":
+		_, err = unix.AddKey("user", "piagent-attack", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)
+	case "prlimit":
+		// another process's core-file limit raised: a later crash dumps its
+		// memory where the command can read it
+		pid, _ := strconv.Atoi(arg(2))
+		lim := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+		err = unix.Prlimit(pid, unix.RLIMIT_CORE, &lim, nil)
+	case "setpriority":
+		pid, _ := strconv.Atoi(arg(2))
+		err = unix.Setpriority(unix.PRIO_PROCESS, pid, 19)
+	case "sched_setaffinity":
+		pid, _ := strconv.Atoi(arg(2))
+		var set unix.CPUSet
+		set.Set(0)
+		err = unix.SchedSetaffinity(pid, &set)
 	case "mknod":
 		err = unix.Mknod(arg(2), unix.S_IFBLK|0o600, int(unix.Mkdev(7, 0)))
 	case "mknod-char":
