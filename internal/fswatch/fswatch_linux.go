@@ -5,6 +5,7 @@ package fswatch
 import (
 	"io/fs"
 	"path/filepath"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -68,6 +69,35 @@ func (w *Watch) Changed() bool {
 			return any
 		}
 		any = true
+	}
+}
+
+// ChangedShape drains the pending events like Changed and also reports
+// whether the set of folders to watch may have changed with them: a
+// folder created, moved in or out, or a watched folder itself deleted or
+// moved (its watch is gone), or a queue that overflowed. Events on files
+// alone leave the watched folders as they were.
+func (w *Watch) ChangedShape() (changed, shape bool) {
+	if w == nil || w.broken {
+		return true, true
+	}
+	for {
+		n, err := unix.Read(w.fd, w.buf[:])
+		if n <= 0 || err != nil {
+			return changed, shape
+		}
+		changed = true
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
+			const folder = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_DELETE
+			switch {
+			case ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
+				shape = true
+			case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
+				shape = true
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
 	}
 }
 

@@ -297,3 +297,47 @@ func BenchmarkGetAfterWrite(b *testing.B) {
 		})
 	}
 }
+
+// Issue 46, item 1: a write beside what the gate read answers from the
+// cache with the watch kept armed, and a change after it is still seen:
+// the .mcp.json, and a file created under a folder that appears later on
+// the way to a missing path.
+func TestCacheAfterUnrelatedWrite(t *testing.T) {
+	home, proj := benchProject(t, 4)
+	o := Options{Home: home, Cwd: proj}
+	var c Cache
+	g1, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(proj, "README.md"), "edit\n")
+	writeFile(t, filepath.Join(proj, "README.md"), "edit again\n")
+	if g2, _ := c.Get(o); g2 != g1 {
+		t.Error("a write beside the files the gate read recomputed it")
+	}
+	writeFile(t, filepath.Join(proj, ".mcp.json"), `{"mcpServers": {"only": {"command": "x"}}}`)
+	g3, _ := c.Get(o)
+	if g3 == g1 {
+		t.Fatal("the .mcp.json rewritten after an unrelated write: not seen")
+	}
+	if _, ok := g3.Server("only"); !ok {
+		t.Errorf("the new definition is not in the gate")
+	}
+	writeFile(t, filepath.Join(proj, "notes.txt"), "x")
+	if g4, _ := c.Get(o); g4 != g3 {
+		t.Error("a write beside the files the gate read recomputed it")
+	}
+	// .pi/mcp.json is missing and so is .pi: a folder that appears (the
+	// gate stays valid, the watch must grow), then the file in it
+	if err := os.Mkdir(filepath.Join(proj, ".pi"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := c.Get(o); g != g3 {
+		t.Error("an empty folder recomputed the gate")
+	}
+	writeFile(t, filepath.Join(proj, ".pi", "mcp.json"), `{"mcpServers": {"pi-side": {"command": "y"}}}`)
+	g5, _ := c.Get(o)
+	if _, ok := g5.Server("pi-side"); !ok {
+		t.Errorf("a file under a folder that appeared after the watch was made: not seen")
+	}
+}

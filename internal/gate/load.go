@@ -185,12 +185,18 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if e := c.gates[k]; e != nil {
 		// The watch is drained under the lock: an event seen by one caller
 		// is answered by its stat check before any other caller is.
-		if !e.w.Changed() {
+		changed, shape := e.w.ChangedShape()
+		if !changed {
 			return e.g, nil
 		}
 		if e.g.Signature.Valid() {
-			// Something moved nearby, not what the gate read; a folder may
-			// have appeared on the way to a missing path: watch afresh.
+			if !shape {
+				// Files changed nearby, not what the gate read, and every
+				// watched folder is as it was: the watch still covers all.
+				return e.g, nil
+			}
+			// A folder came or went, perhaps on the way to a missing
+			// path: watch afresh.
 			e.w.Close()
 			if e.w = watchSignature(e.g.Signature); e.w == nil || e.g.Signature.Valid() {
 				return e.g, nil
