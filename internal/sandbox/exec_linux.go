@@ -202,7 +202,7 @@ func startInit(s initSpec, run bool) (string, error) {
 	}
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
-		Args:       []string{"piagent", InitArg},
+		Args:       []string{initName(), InitArg},
 		Env:        []string{},
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
@@ -610,4 +610,14 @@ func loopbackUp() error {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// initName is the init's argv[0]: this binary's name (piagent or
+// piagent-sandbox), which its /proc/1/cmdline shows inside the sandbox (its
+// exe link is not readable there: the init is not dumpable).
+func initName() string {
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		return filepath.Base(os.Args[0])
+	}
+	return "piagent"
 }
