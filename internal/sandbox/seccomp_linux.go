@@ -185,19 +185,28 @@ func program(rules []sysRule, arch uint32, x32 bool) []unix.SockFilter {
 	return append(prog, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
 }
 
-// installSeccomp sets no_new_privs and installs the filter on this thread
-// (no TSYNC: the thread that then forks or execs the command is the one
-// confined).
-func installSeccomp(fault string, extra []sysRule) error {
+// filterProgram is the filter installSeccomp installs: this
+// architecture's rules and extra (the network's), assembled.
+func filterProgram(fault string, extra []sysRule) ([]unix.SockFilter, error) {
 	rules, arch, err := seccompRules()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rules = append(rules, extra...)
 	if faultHas(fault, "no-tiocsti-rule") {
 		rules = slices.DeleteFunc(rules, func(r sysRule) bool { return r.nr == unix.SYS_IOCTL })
 	}
-	prog := program(rules, arch, runtime.GOARCH == "amd64")
+	return program(rules, arch, runtime.GOARCH == "amd64"), nil
+}
+
+// installSeccomp sets no_new_privs and installs the filter on this thread
+// (no TSYNC: the thread that then forks or execs the command is the one
+// confined).
+func installSeccomp(fault string, extra []sysRule) error {
+	prog, err := filterProgram(fault, extra)
+	if err != nil {
+		return err
+	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err

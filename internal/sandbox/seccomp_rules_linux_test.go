@@ -52,10 +52,9 @@ func TestEverySeccompRule(t *testing.T) {
 // build) mknodat and, on x86_64, mknod of a block or a character device are
 // still refused. Two layers remain there, seccomp's device rules (EPERM)
 // and Landlock, which grants no device rights in the writable folders
-// (EACCES): taking out one of them leaves this test passing, which is why
-// the mutations SC-mknodat, SC-device-blk, SC-device-chr and SC-mknod
-// survive (issue 41); a fault that lifts Landlock's device rights would
-// tell them apart. Root only: an ordinary user's namespace cannot make
+// (EACCES): taking out one of them leaves this test passing. The device
+// rules on their own are held by TestSeccompProgram (issue 41, mutations
+// SC-mknodat, SC-device-blk, SC-device-chr and SC-mknod). Root only: an ordinary user's namespace cannot make
 // device nodes whatever seccomp says. The controls are TestSeams' and
 // TestEverySeccompRule's unconfined runs.
 func TestDeviceNodesWithCapabilitiesKept(t *testing.T) {

@@ -100,6 +100,9 @@ func main() {
 		_, err = unix.Write(n, []byte("planted through an inherited descriptor\n"))
 	case "exchange":
 		err = unix.Renameat2(unix.AT_FDCWD, arg(2), unix.AT_FDCWD, arg(3), unix.RENAME_EXCHANGE)
+	case "openpty":
+		// a new pseudo-terminal, as script(1), expect or Python's pty make
+		err = openpty()
 	case "environ":
 		var b []byte
 		b, err = os.ReadFile("/proc/" + arg(2) + "/environ")
@@ -118,4 +121,26 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("worked")
+}
+
+// openpty makes a pseudo-terminal pair through /dev/ptmx and opens its
+// terminal side.
+func openpty() error {
+	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(m)
+	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
+		return err
+	}
+	n, err := unix.IoctlGetInt(m, unix.TIOCGPTN)
+	if err != nil {
+		return err
+	}
+	s, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	return unix.Close(s)
 }
