@@ -70,14 +70,10 @@ func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra
 	return writeScopes, cobra.ShellCompDirectiveNoFileComp
 }
 
-// editFile runs one locked, atomic edit of a layer file and turns the
-// editor's refusals into ours.
-func (a *app) editFile(g *gate.Gate, path string, repository bool, dryRun bool, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
-	return a.editFileOpts(g, path, repository, mcpedit.Options{DryRun: dryRun}, edit)
-}
-
-// editFileOpts is editFile with the caller's options (DryRun,
-// RemoveIfEmpty); the modes, lock and containment are set here.
+// editFileOpts runs one locked, atomic edit of a layer file with the
+// caller's options (DryRun, RemoveIfEmpty, Prepare), and turns the
+// editor's refusals into ours; the modes, lock and containment are set
+// here.
 func (a *app) editFileOpts(g *gate.Gate, path string, repository bool, o mcpedit.Options, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
 	if kind, ok := foreignFile(g, path); ok {
 		return mcpedit.Result{}, refused(fmt.Errorf("%s is the %s import's file, which belongs to another tool; piagent never rewrites another tool's configuration", path, kind),
@@ -412,7 +408,12 @@ func (a *app) addCommand() *cobra.Command {
 				storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
 		}
 		existed := false
-		res, err := a.editFile(g, sf.Path, sf.Repository, *dryRun, func(d *mcpedit.Doc) error {
+		o := mcpedit.Options{DryRun: *dryRun}
+		pre := map[string]string{}
+		if sf.Repository {
+			o.Prepare = a.approveFirst(project, sf.Path, func() []string { return []string{req.Name} }, pre)
+		}
+		res, err := a.editFileOpts(g, sf.Path, sf.Repository, o, func(d *mcpedit.Doc) error {
 			if d.Has(req.Name) {
 				existed = true
 				if !*replace {
@@ -429,7 +430,7 @@ func (a *app) addCommand() *cobra.Command {
 			out.Action = "replace"
 		}
 		out.File, out.Changed = res.Path, res.Changed
-		return a.finishWrite(project, &out, res, []string{req.Name}, *asJSON)
+		return a.finishWrite(project, &out, res, []string{req.Name}, pre, *asJSON)
 	})
 	return c
 }
@@ -437,7 +438,8 @@ func (a *app) addCommand() *cobra.Command {
 // finishWrite reports a write: the scope and file, the approval a repository
 // scope records for what the person just wrote, notes about higher layers,
 // and what the servers still need (stderr).
-func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Result, written []string, asJSON bool) error {
+// pre holds the digests approveFirst recorded before the write.
+func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Result, written []string, pre map[string]string, asJSON bool) error {
 	w := a.env.Stdout
 	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
 	if out.DryRun {
@@ -462,18 +464,31 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 	var approveErr error
 	g, err := a.gateAt(project)
 	if err == nil && res.Changed {
+		refresh := false
 		for _, name := range written {
-			ok, note, err := a.approveWritten(g, name, res.Path)
-			if err != nil {
-				approveErr = err
-				break
+			if d, ok := pre[name]; ok {
+				if s, ok := g.Server(name); ok && s.Digest == d && s.State != gate.PendingApproval && s.State != gate.ApprovalChanged {
+					out.Approved = append(out.Approved, name) // recorded before the write
+					refresh = true
+					continue
+				}
 			}
-			if ok {
+			// The file is not what was approved before the write (another
+			// writer came between): approve what it holds, as written.
+			dec, note := a.writtenApproval(g, name, res.Path)
+			if dec != nil {
+				if err := a.record(g.Project, name, dec); err != nil {
+					approveErr = err
+					break
+				}
 				out.Approved = append(out.Approved, name)
 			}
 			if note != "" {
 				out.Notes = append(out.Notes, note)
 			}
+		}
+		if refresh {
+			a.refreshLaunch(project)
 		}
 	}
 	if err == nil {
@@ -530,14 +545,15 @@ func (a *app) undoWrite(res mcpedit.Result) error {
 	return atomicfile.WriteMode(res.Path, res.Before, fi.Mode().Perm())
 }
 
-// approveWritten records consent for a repository server whose
-// repository-owned part is exactly the definition just written to file. When
-// another repository file also shapes it, nothing is recorded: the person
-// has not seen that part.
-func (a *app) approveWritten(g *gate.Gate, name, file string) (bool, string, error) {
+// writtenApproval is the consent to record for a repository server whose
+// repository-owned part is exactly the definition written to file: nil
+// when it is no repository server, or, with a note, when another
+// repository file also shapes it (the person then reviews the whole
+// definition and approves it).
+func (a *app) writtenApproval(g *gate.Gate, name, file string) (*approval.Decision, string) {
 	s, ok := g.Server(name)
 	if !ok || !s.Repository {
-		return false, "", nil
+		return nil, ""
 	}
 	var others []string
 	for _, ct := range s.Config.Contributions {
@@ -546,8 +562,8 @@ func (a *app) approveWritten(g *gate.Gate, name, file string) (bool, string, err
 		}
 	}
 	if len(others) > 0 {
-		return false, fmt.Sprintf("%s is not approved: %s also shape its definition; review it with '%s get %s', then approve it",
-			name, strings.Join(others, ", "), a.mcpCmd(), name), nil
+		return nil, fmt.Sprintf("%s is not approved: %s also shape its definition; review it with '%s get %s', then approve it",
+			name, strings.Join(others, ", "), a.mcpCmd(), name)
 	}
 	files := map[string]string{}
 	for _, p := range s.Pinned {
@@ -555,11 +571,59 @@ func (a *app) approveWritten(g *gate.Gate, name, file string) (bool, string, err
 			files[p.Path] = p.Digest
 		}
 	}
-	dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}
-	if err := a.record(g.Project, name, &dec); err != nil {
-		return false, "", err
+	return &approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}, ""
+}
+
+// approveFirst is the mcpedit.Prepare of a repository-scope write: before
+// the file is written, it records the approval of each server in names()
+// as the file will define it (the view with the new content overlaid),
+// and keeps each digest in pre. A kill between the two writes leaves an
+// approval of a definition no file holds yet, which runs nothing: the
+// server and its approval, both or neither (issue 40). undo puts back
+// the decisions it replaced.
+func (a *app) approveFirst(project, lexical string, names func() []string, pre map[string]string) func(mcpedit.Result) (func(), error) {
+	return func(res mcpedit.Result) (func(), error) {
+		overlay := map[string][]byte{lexical: res.After, res.Path: res.After}
+		g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: project, Getenv: gate.RealEnv(a.env.Getenv), Overlay: overlay})
+		if err != nil {
+			return nil, refused(err)
+		}
+		if g.StoreErr != nil {
+			return nil, refused(fmt.Errorf("nothing was written: the approval store cannot be used: %w", g.StoreErr),
+				storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
+		}
+		before, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
+		if err != nil {
+			return nil, refused(err)
+		}
+		var undos []func()
+		undo := func() {
+			for _, u := range slices.Backward(undos) {
+				u()
+			}
+		}
+		for _, name := range names() {
+			dec, _ := a.writtenApproval(g, name, res.Path)
+			if dec == nil {
+				continue
+			}
+			if err := a.storeDecision(g.Project, name, dec); err != nil {
+				undo()
+				return nil, err
+			}
+			prev, had := before.Get(g.Project, name)
+			undos = append(undos, func() {
+				if had {
+					a.storeDecision(g.Project, name, &prev)
+				} else {
+					a.storeDecision(g.Project, name, nil)
+				}
+				delete(pre, name)
+			})
+			pre[name] = dec.Digest
+		}
+		return undo, nil
 	}
-	return true, "", nil
 }
 
 // stateNeeds is what the gate says a written server still lacks.

@@ -267,6 +267,16 @@ func (a *app) confirm(prompt string) (bool, error) {
 
 // record writes one decision (nil deletes it) under the store's lock.
 func (a *app) record(project, name string, dec *approval.Decision) error {
+	if err := a.storeDecision(project, name, dec); err != nil {
+		return err
+	}
+	a.refreshLaunch(project)
+	return nil
+}
+
+// storeDecision is record without the launch's refresh: sets dec (or,
+// nil, deletes the decision) in the approval store.
+func (a *app) storeDecision(project, name string, dec *approval.Decision) error {
 	store := approval.Open(registry.ApprovalStore(a.env.Home))
 	store.Waiting = a.waitingFor("the approval store")
 	err := store.Update(func(d *approval.Data) error {
@@ -281,7 +291,6 @@ func (a *app) record(project, name string, dec *approval.Decision) error {
 		return refused(fmt.Errorf("cannot record the decision: %w", err),
 			storeHints(store.Path, err)...)
 	}
-	a.refreshLaunch(project)
 	return nil
 }
 

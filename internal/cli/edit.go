@@ -130,7 +130,7 @@ func (a *app) edit(o editOptions) error {
 		return a.noChange(out, res.Path, fmt.Sprintf("%s is already %s in %s", s.Name, editPast[verb], res.Path), o.JSON)
 	}
 	if o.DryRun {
-		return a.finishWrite(project, &out, res, nil, o.JSON)
+		return a.finishWrite(project, &out, res, nil, nil, o.JSON)
 	}
 	if verb == "remove" && (s.Repository || paths.Within(project, res.Path)) && a.goneAfter(project, s.Name) {
 		// Only when the server is gone: removing the switch disable wrote

@@ -223,7 +223,12 @@ func (a *app) applyPreset(o presetOptions) error {
 	out := newResult("preset")
 	out.Preset, out.Scope, out.File, out.DryRun = p.Name, sf.Scope, sf.Path, dryRun
 	var written, settings []string
-	res, err := a.editFile(g, sf.Path, sf.Repository, dryRun, func(d *mcpedit.Doc) error {
+	eo := mcpedit.Options{DryRun: dryRun}
+	pre := map[string]string{}
+	if sf.Repository {
+		eo.Prepare = a.approveFirst(project, sf.Path, func() []string { return written }, pre)
+	}
+	res, err := a.editFileOpts(g, sf.Path, sf.Repository, eo, func(d *mcpedit.Doc) error {
 		out.Servers, written, settings = nil, nil, nil
 		for _, id := range p.Servers {
 			b, ok := preset.Baseline(id)
@@ -286,5 +291,5 @@ func (a *app) applyPreset(o presetOptions) error {
 			fmt.Fprintln(w, "no change")
 		}
 	}
-	return a.finishWrite(project, &out, res, written, asJSON)
+	return a.finishWrite(project, &out, res, written, pre, asJSON)
 }

@@ -28,6 +28,9 @@ type Options struct {
 	// Extra paths whose change should invalidate a cached gate (the guard adds
 	// the adapter's metadata cache).
 	Extra []string
+	// Overlay is mcpconfig.Options.Overlay: layer files as they are about
+	// to be written.
+	Overlay map[string][]byte
 }
 
 // osFS is the real file system.
@@ -49,7 +52,7 @@ var OSFS FS = osFS{}
 func Load(o Options) (*Gate, error) { return load(o, false) }
 
 func load(o Options, sign bool) (*Gate, error) {
-	view, err := mcpconfig.Load(mcpconfig.Options{Home: o.Home, Cwd: o.Cwd, Getenv: o.Getenv, ConfigPath: o.ConfigPath})
+	view, err := mcpconfig.Load(mcpconfig.Options{Home: o.Home, Cwd: o.Cwd, Getenv: o.Getenv, ConfigPath: o.ConfigPath, Overlay: o.Overlay})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@
 package mcpconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +53,7 @@ type loader struct {
 	realHome, realCwd string
 	getenv            paths.Getenv
 	configPath        string
+	overlay           map[string][]byte
 	view              *View
 	consulted         map[string]bool
 	results           map[string]*imports.Result
@@ -75,6 +77,7 @@ func newLoader(opts Options) *loader {
 		realHome: identity(home), realCwd: identity(cwd),
 		getenv:     paths.Getenv(opts.Getenv),
 		configPath: opts.ConfigPath,
+		overlay:    opts.Overlay,
 		consulted:  map[string]bool{},
 		results:    map[string]*imports.Result{},
 	}
@@ -236,7 +239,9 @@ func (l *loader) addLayer(id, path string) *layerState {
 	ls := &layerState{Layer: &Layer{ID: id, Scope: scopeOf(id), Path: path}, size: -1}
 	l.layers = append(l.layers, ls)
 	l.consultFile(path)
-	if fi, err := os.Stat(path); err == nil {
+	if data, ok := l.overlay[path]; ok {
+		ls.size = int64(len(data))
+	} else if fi, err := os.Stat(path); err == nil {
 		ls.size = fi.Size()
 	}
 	return ls
@@ -278,14 +283,14 @@ func (l *loader) readFiles() {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				results[i] = readLayerFile(ls.Path)
+				results[i] = l.readLayerFile(ls.Path)
 			}()
 		}
 		wg.Wait()
 	} else {
 		for i, ls := range layers {
 			if ls.size >= 0 {
-				results[i] = readLayerFile(ls.Path)
+				results[i] = l.readLayerFile(ls.Path)
 			}
 		}
 	}
@@ -296,11 +301,16 @@ func (l *loader) readFiles() {
 	}
 }
 
-func readLayerFile(path string) (r readResult) {
-	data, err := readConfig(path)
-	if err != nil {
-		r.readErr = err
-		return r
+func (l *loader) readLayerFile(path string) (r readResult) {
+	data, ok := l.overlay[path]
+	if ok {
+		data = bytes.Clone(data) // the parser may work in place
+	} else {
+		var err error
+		if data, err = readConfig(path); err != nil {
+			r.readErr = err
+			return r
+		}
 	}
 	r.cfg, r.blank, r.err = parseConfig(data)
 	return r

@@ -10,6 +10,11 @@ type Options struct {
 	Cwd        string              // the directory Pi starts in; the project
 	Getenv     func(string) string // process environment (PI_CODING_AGENT_DIR, PI_MCP_CONFIG_MODE, PI_PACKAGE_DIR)
 	ConfigPath string              // --mcp-config: replaces the pi-global path when set
+	// Overlay, when set, gives a layer file's content as it is about to be
+	// written, by the layer's path: the view is the one that file will
+	// make (an add records the approval of what it writes before writing
+	// it). A file piagent does not own is never overlaid.
+	Overlay map[string][]byte
 }
 
 // Layer ids, as the adapter names them, plus the sources below the file layers.

@@ -48,6 +48,13 @@ type Options struct {
 	// RemoveIfEmpty deletes the file instead of writing it when the edit
 	// leaves nothing in it: no server, no setting, no comment.
 	RemoveIfEmpty bool
+	// Prepare, when set, runs under the lock once the change is known and
+	// before it is made (res.After is what will be written): an error from
+	// it leaves the file as it was, and undo, when the change then fails,
+	// takes back what Prepare did. A repository add records the approval
+	// of what it writes here, so that a kill between the two leaves
+	// neither, never the server without its approval.
+	Prepare func(res Result) (undo func(), err error)
 }
 
 // Result is what an Update did, or would do.
@@ -119,7 +126,12 @@ func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
 		if o.DryRun {
 			return res, nil
 		}
+		undo, err := prepare(o, res)
+		if err != nil {
+			return res, err
+		}
 		if err := os.Remove(target); err != nil {
+			undo()
 			return res, fmt.Errorf("remove %s, which the edit left empty: %w", target, err)
 		}
 		return res, nil
@@ -133,10 +145,31 @@ func Update(path string, o Options, edit func(*Doc) error) (Result, error) {
 			mode = 0o644
 		}
 	}
+	undo, err := prepare(o, res)
+	if err != nil {
+		return res, err
+	}
 	if err := writeAtomic(target, res.After, mode); err != nil {
+		undo()
 		return res, err
 	}
 	return res, nil
+}
+
+// prepare runs o.Prepare, if any; undo is never nil.
+func prepare(o Options, res Result) (undo func(), err error) {
+	undo = func() {}
+	if o.Prepare == nil {
+		return undo, nil
+	}
+	u, err := o.Prepare(res)
+	if err != nil {
+		return undo, err
+	}
+	if u != nil {
+		undo = u
+	}
+	return undo, nil
 }
 
 // resolve follows symbolic links to the file that would be written. A
