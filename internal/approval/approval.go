@@ -14,7 +14,8 @@
 //	        "digest": "sha256:<hex>",
 //	        "decidedAt": "<RFC 3339>",
 //	        "files": {"<project-relative path>": "sha256:<hex>"},
-//	        "definition": {…}
+//	        "definition": {…},
+//	        "off": true
 //	      }
 //	    }
 //	  }
@@ -106,7 +107,13 @@ type Decision struct {
 	// Definition is the repository-owned fragment as the person saw it
 	// when deciding (a JSON object, secrets masked); nil when not recorded.
 	Definition json.RawMessage
-	unknown    map[string]json.RawMessage
+	// Off is the person's switch, "off": true: the server stays out of
+	// every session piagent starts, whatever its approval. It lives here,
+	// not in the repository's .pi/mcp.json, because a file there makes Pi
+	// 1.6 trust the project (issue 38). A record may hold only the
+	// switch (Decision "": undecided).
+	Off     bool
+	unknown map[string]json.RawMessage
 }
 
 // Data is the store's content. Its zero value is an empty store.
@@ -198,6 +205,13 @@ func (d *Data) Stale(exists func(path string) bool) []string {
 		}
 	}
 	return out
+}
+
+// Empty reports a record that holds nothing: no decision, digest, date,
+// files, definition, switch or member this version does not know.
+func (dec Decision) Empty() bool {
+	return dec.Decision == "" && dec.Digest == "" && dec.DecidedAt == "" && dec.Files == nil &&
+		len(dec.Definition) == 0 && !dec.Off && len(dec.unknown) == 0
 }
 
 func (dec Decision) clone() Decision {
@@ -341,6 +355,15 @@ func parseDecision(raw json.RawMessage) (Decision, error) {
 			})
 			if err != nil {
 				return fmt.Errorf("files%w", colon(err))
+			}
+			return nil
+		case "off":
+			switch string(trim(v)) {
+			case "true":
+				dec.Off = true
+			case "false":
+			default:
+				return fmt.Errorf("off: want true or false")
 			}
 			return nil
 		case "definition":

@@ -267,6 +267,8 @@ func TestCorruptStoreIsNeverOverwritten(t *testing.T) {
 		{"digest null", `{"schemaVersion": 1, "projects": {"/p": {"s": {"digest": null}}}}`, 0, 0, "digest: want a string"},
 		{"files array", `{"schemaVersion": 1, "projects": {"/p": {"s": {"files": []}}}}`, 0, 0, "files: want an object"},
 		{"file digest number", `{"schemaVersion": 1, "projects": {"/p": {"s": {"files": {"a": 1}}}}}`, 0, 0, `files["a"]: want a string`},
+		{"off string", `{"schemaVersion": 1, "projects": {"/p": {"s": {"off": "true"}}}}`, 0, 0, "off: want true or false"},
+		{"off null", `{"schemaVersion": 1, "projects": {"/p": {"s": {"off": null}}}}`, 0, 0, "off: want true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -721,4 +723,30 @@ func FuzzMembers(f *testing.F) {
 		}
 		check(data)
 	})
+}
+
+// TestOffRoundTrip: the person's switch ("off": true) is read, written back,
+// and a record that held only the switch is Empty once it is cleared.
+func TestOffRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "approvals.json")
+	write(t, path, `{"schemaVersion": 1, "projects": {"/p": {"s": {"decision": "approved", "digest": "sha256:x", "off": true}, "t": {"off": false}}}}`)
+	s := Open(path)
+	d, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec, _ := d.Get("/p", "s"); !dec.Off || dec.Decision != Approved {
+		t.Errorf("s: %+v, want approved and off", dec)
+	}
+	if dec, _ := d.Get("/p", "t"); dec.Off || !dec.Empty() {
+		t.Errorf("t: %+v, want on and empty", dec)
+	}
+	if err := s.Update(func(d *Data) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"off": true`) || strings.Count(string(data), `"off"`) != 1 {
+		t.Errorf("written back:\n%s", data)
+	}
 }

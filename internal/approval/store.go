@@ -183,6 +183,9 @@ func decisionJSON(dec Decision) json.RawMessage {
 	if len(dec.Definition) > 0 {
 		w.member("definition", dec.Definition)
 	}
+	if dec.Off {
+		w.member("off", true)
+	}
 	w.unknown(dec.unknown)
 	return w.close()
 }

@@ -282,9 +282,15 @@ func (a *app) storeDecision(project, name string, dec *approval.Decision) error 
 	err := store.Update(func(d *approval.Data) error {
 		if dec == nil {
 			d.Delete(project, name)
-		} else {
-			d.Set(project, name, *dec)
+			return nil
 		}
+		// A decision keeps the person's switch (disable): approving or
+		// rejecting a server never switches it back on.
+		next := *dec
+		if old, ok := d.Get(project, name); ok && old.Off {
+			next.Off = true
+		}
+		d.Set(project, name, next)
 		return nil
 	})
 	if err != nil {

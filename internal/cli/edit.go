@@ -17,8 +17,8 @@ import (
 
 var editShort = map[string]string{
 	"remove":  "Remove a server from the file that holds its winning definition (or --scope's file)",
-	"enable":  "Switch a disabled server back on (a repository server: in .pi/mcp.json, as /mcp enable does)",
-	"disable": "Keep a server's definition but switch it off with disabled: true; its approval is kept",
+	"enable":  "Switch a disabled server back on",
+	"disable": "Keep a server's definition but switch it off (disabled: true; a repository server: in piagent's own record); its approval is kept",
 }
 
 var editPast = map[string]string{"remove": "removed", "enable": "enabled", "disable": "disabled"}
@@ -94,9 +94,22 @@ func (a *app) edit(o editOptions) error {
 			out.Scope = scopeOfFile(s.Config, target)
 		}
 	}
+	// A repository server's switch is piagent's own record: a file in the
+	// repository's .pi/ would make Pi 1.6 trust the project (issue 38).
+	var switched bool
+	if s.Repository && !o.ScopeSet && (verb == "disable" || verb == "enable") {
+		if verb == "disable" || s.State == gate.Disabled && !configDisabled(s) {
+			return a.switchRecord(g, s, verb, o)
+		}
+		// enable: a switch in a file (an older piagent's, /mcp disable's, or
+		// the repository's own) is taken back below; the record's too.
+		if switched, err = a.setOff(g.Project, s.Name, false, o.DryRun); err != nil {
+			return err
+		}
+	}
 	// disabled for the adapter, enabled: false for Pi's built-in client
-	disabled := s.Config.Entry["disabled"] == true || s.Config.Entry["enabled"] == false
-	if verb == "enable" && !disabled && !o.ScopeSet {
+	disabled := configDisabled(s)
+	if verb == "enable" && !disabled && !o.ScopeSet && !switched {
 		return a.noChange(out, target, s.Name+" is not disabled", o.JSON)
 	}
 	// enable of a repository server takes back what disable wrote; a
@@ -149,6 +162,95 @@ func (a *app) edit(o editOptions) error {
 	}
 	a.printEdit(&out, s, g.Project, project)
 	return nil
+}
+
+// configDisabled reports a configuration entry that switches s off: disabled
+// for the adapter, enabled: false for Pi's built-in client.
+func configDisabled(s *gate.Server) bool {
+	return s.Config.Entry["disabled"] == true || s.Config.Entry["enabled"] == false
+}
+
+// switchRecord disables or enables a repository server in piagent's own
+// record (approval.Decision.Off), writing no file in the repository.
+func (a *app) switchRecord(g *gate.Gate, s *gate.Server, verb string, o editOptions) error {
+	off := verb == "disable"
+	out := newResult(verb)
+	out.Name, out.DryRun, out.Scope, out.File = s.Name, o.DryRun, "piagent", registry.ApprovalStore(a.env.Home)
+	if off && s.State == gate.Disabled {
+		return a.noChange(out, out.File, fmt.Sprintf("%s is already %s", s.Name, s.Reason), o.JSON)
+	}
+	changed, err := a.setOff(g.Project, s.Name, off, o.DryRun)
+	if err != nil {
+		return err
+	}
+	out.Changed = changed
+	if !changed {
+		return a.noChange(out, out.File, fmt.Sprintf("%s is already %s for this project", s.Name, editPast[verb]), o.JSON)
+	}
+	if !o.DryRun {
+		a.refreshLaunch(g.Project)
+	}
+	if off {
+		out.Notes = append(out.Notes, "a pi started without 'piagent pi' may still start it; its tool calls are blocked")
+	}
+	if o.JSON {
+		return a.writeJSON(out)
+	}
+	w := a.env.Stdout
+	if o.DryRun {
+		fmt.Fprintf(w, "would %s %s for this project in piagent's own record (%s)\n", verb, s.Name, display(a.env.Home, o.Project, out.File))
+		fmt.Fprintln(w, "dry run: nothing written")
+		return nil
+	}
+	fmt.Fprintf(w, "%s %s for this project (piagent's own record; no file in the repository changed)\n", editPast[verb], s.Name)
+	if off {
+		switch s.State {
+		case gate.PendingApproval:
+			fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
+		case gate.Rejected:
+			fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
+		default:
+			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+		}
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+	}
+	return nil
+}
+
+// setOff sets or clears the person's switch for a repository server in the
+// approval store and reports whether it changed; a record left holding
+// nothing is dropped. With dryRun it only reports.
+func (a *app) setOff(project, name string, off, dryRun bool) (bool, error) {
+	store := approval.Open(registry.ApprovalStore(a.env.Home))
+	if dryRun {
+		data, err := store.Load()
+		if err != nil {
+			return false, refused(err, storeHints(store.Path, err)...)
+		}
+		dec, _ := data.Get(project, name)
+		return dec.Off != off, nil
+	}
+	store.Waiting = a.waitingFor("the approval store")
+	changed := false
+	err := store.Update(func(d *approval.Data) error {
+		dec, _ := d.Get(project, name)
+		if dec.Off == off {
+			return nil
+		}
+		changed, dec.Off = true, off
+		if dec.Empty() {
+			d.Delete(project, name)
+		} else {
+			d.Set(project, name, dec)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, refused(fmt.Errorf("cannot record the switch: %w", err), storeHints(store.Path, err)...)
+	}
+	return changed, nil
 }
 
 // editNotes says where the server is still defined, or still switched,

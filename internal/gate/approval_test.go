@@ -121,3 +121,47 @@ func TestApprovalNoLongerRuns(t *testing.T) {
 		t.Errorf("after b.js became a folder: %s (%s), want approval-changed", s.State, s.Reason)
 	}
 }
+
+// TestSwitchedOff (issue 38): the person's own switch in the approval store
+// (approval.Decision.Off, what `piagent-mcp disable` records for a
+// repository server) makes an approved server disabled, as a disabled
+// entry would, with its approval kept; taken back, the server is ready
+// again. A switch on a server no one approved also reads disabled.
+func TestSwitchedOff(t *testing.T) {
+	t.Parallel()
+	opts := approvedProject(t)
+	store := approval.Open(filepath.Join(opts.Home, ".pi", "piagent-mcp-approvals.json"))
+	project, err := approval.ProjectKey(opts.Cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(off bool, decision string) {
+		t.Helper()
+		if err := store.Update(func(d *approval.Data) error {
+			dec, _ := d.Get(project, "s")
+			dec.Off = off
+			if decision != "" {
+				dec.Decision = decision
+			}
+			d.Set(project, "s", dec)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := stateOf(t, opts); s.State != Ready {
+		t.Fatalf("approved: %s (%s), want ready", s.State, s.Reason)
+	}
+	set(true, "")
+	if s := stateOf(t, opts); s.State != Disabled || !strings.Contains(s.Reason, "piagent-mcp disable") {
+		t.Errorf("switched off: %s (%s), want disabled by piagent-mcp disable", s.State, s.Reason)
+	}
+	set(false, "")
+	if s := stateOf(t, opts); s.State != Ready {
+		t.Errorf("switched back on: %s (%s), want ready, the approval kept", s.State, s.Reason)
+	}
+	set(true, "rejected")
+	if s := stateOf(t, opts); s.State != Disabled {
+		t.Errorf("rejected and switched off: %s (%s), want disabled", s.State, s.Reason)
+	}
+}

@@ -128,6 +128,10 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 		s.State, s.Reason = Disabled, "disabled in "+disabledIn(cs)
 		s.Fix = run(step("enable", name))
 		return s
+	case s.Repository && in.switchedOff(name):
+		s.State, s.Reason = Disabled, "switched off for this project by piagent-mcp disable"
+		s.Fix = run(step("enable", name))
+		return s
 	case s.Repository:
 		if st, reason, fix, decided := in.decision(&s); decided {
 			s.State, s.Reason, s.Fix = st, reason, fix
@@ -161,6 +165,17 @@ func notSet(n int) string {
 		return " is not set"
 	}
 	return " are not set"
+}
+
+// switchedOff reports the person's own switch for a repository server
+// (approval.Decision.Off): kept outside the repository, and applied by
+// the launcher and the guard as a disabled entry would be.
+func (in *Input) switchedOff(name string) bool {
+	if in.Store == nil {
+		return false
+	}
+	dec, ok := in.Store.Get(in.Project, name)
+	return ok && dec.Off
 }
 
 // decision applies the approval store to a repository server. It returns a
