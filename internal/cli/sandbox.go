@@ -177,7 +177,7 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	case st.Namespaces != "":
 		fmt.Fprintln(w, "  network: off: a network namespace with only its own loopback; this machine's services and abstract sockets are out of reach; vsock refused")
 	default:
-		fmt.Fprintln(w, "  network: off: no namespace here, so seccomp refuses Internet, packet and vsock sockets (a command cannot listen on loopback either)")
+		fmt.Fprintln(w, "  network: off: no namespace here, so seccomp refuses every socket, whatever its family (a command cannot listen on loopback either)")
 	}
 	if st.Namespaces == "" {
 		fmt.Fprintln(w, "  set \"sandbox\": \"namespaces\" in ~/.pi/piagent-policy.json to refuse commands instead of running them without namespaces")

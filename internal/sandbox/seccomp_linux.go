@@ -118,24 +118,19 @@ func otherPid(nr uint32, arg int) sysRule {
 }
 
 // networkRules are the filter's rules for a profile's network: none when
-// it is on; when it is off, vsock sockets (no namespace separates them),
-// and, outside a network namespace of the command's own, Internet and
-// packet sockets too.
+// it is on. When it is off, inside a network namespace of the command's
+// own, vsock sockets (no namespace separates them); outside one, every
+// socket(2) whatever its family. A list of families would miss one that
+// reaches the network another way (AF_SMC, AF_RDS, AF_TIPC, ...);
+// socketpair(2) stays, and Unix sockets are refused anyway.
 func networkRules(off, netns bool) []sysRule {
-	if !off {
+	switch {
+	case !off:
 		return nil
+	case netns:
+		return []sysRule{{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: unix.AF_VSOCK, errno: unix.EACCES}}
 	}
-	domains := []uint32{unix.AF_VSOCK}
-	if !netns {
-		// netlink too: without a namespace of its own, a unicast message
-		// reaches any process listening on NETLINK_USERSOCK
-		domains = append(domains, unix.AF_INET, unix.AF_INET6, unix.AF_PACKET, unix.AF_XDP, unix.AF_NETLINK)
-	}
-	var rules []sysRule
-	for _, d := range domains {
-		rules = append(rules, sysRule{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: d, errno: unix.EACCES})
-	}
-	return rules
+	return []sysRule{{nr: unix.SYS_SOCKET, arg: -1, errno: unix.EACCES}}
 }
 
 // program assembles the filter. Each rule is a self-contained block that

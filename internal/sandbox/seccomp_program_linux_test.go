@@ -194,7 +194,12 @@ func TestSeccompProgram(t *testing.T) {
 			{"network off: socket(AF_PACKET)", unix.SYS_SOCKET, []uint64{unix.AF_PACKET}, inet},
 			{"network off: socket(AF_XDP)", unix.SYS_SOCKET, []uint64{unix.AF_XDP}, inet},
 			{"network off: socket(AF_NETLINK)", unix.SYS_SOCKET, []uint64{unix.AF_NETLINK}, inet},
+			{"network off: socket(AF_SMC)", unix.SYS_SOCKET, []uint64{unix.AF_SMC}, inet},
+			{"network off: socket(AF_RDS)", unix.SYS_SOCKET, []uint64{unix.AF_RDS}, inet},
+			{"network off: socket(AF_TIPC)", unix.SYS_SOCKET, []uint64{unix.AF_TIPC}, inet},
+			{"network off: socket(AF_INET) with high bits the kernel drops", unix.SYS_SOCKET, []uint64{1<<32 | unix.AF_INET}, inet},
 			{"network off: socket(AF_VSOCK)", unix.SYS_SOCKET, []uint64{unix.AF_VSOCK}, errno(unix.EACCES)},
+			{"network off: socketpair stream", unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_STREAM}, allow},
 			{"network off: socket(AF_UNIX)", unix.SYS_SOCKET, []uint64{unix.AF_UNIX}, errno(unix.EACCES)},
 			{"network off: read", unix.SYS_READ, nil, allow},
 		} {
