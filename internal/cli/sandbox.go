@@ -69,7 +69,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		st := sandbox.Probe()
 		p := a.agentProfile(dir)
 		pol, perr := policy.LoadSettings(a.env.Home, dir)
-		p.NetworkOff = perr != nil || pol.Err() != nil || pol.Network() == policy.NetworkOff
+		p.SetNetworkOff(perr != nil || pol.Err() != nil || pol.Network() == policy.NetworkOff)
 		if *asJSON {
 			enc := json.NewEncoder(a.env.Stdout)
 			enc.SetIndent("", "  ")

@@ -62,9 +62,9 @@ type Profile struct {
 	// NetworkOff takes the network away: where a namespace is made, the
 	// command gets a network namespace with only its own loopback (the
 	// machine's services on 127.0.0.1 and ::1, and its abstract Unix
-	// sockets, out of reach); where none can be, seccomp refuses Internet,
-	// vsock and packet sockets. Either way vsock, which no namespace
-	// separates, is refused.
+	// sockets, out of reach); where none can be, seccomp refuses every
+	// socket. Either way vsock, which no namespace separates, is refused.
+	// Set it with SetNetworkOff, which also tells Go not to try.
 	NetworkOff bool `json:"networkOff,omitempty"`
 	// Protected is every registered path, wherever it lies: a platform that
 	// can deny a path inside an allowed folder (Seatbelt) denies writes to
@@ -305,6 +305,28 @@ func cacheEnv(private string, in Input) []string {
 	}
 	env = append(env, "GOPROXY="+proxy, "GOFLAGS="+strings.TrimSpace(get("GOFLAGS")+" -modcacherw"))
 	return env
+}
+
+// SetNetworkOff sets NetworkOff and, when it is off, makes GOPROXY end in
+// "off" after the person's module downloads (a file:// proxy): a missing
+// module fails at once with "module lookup disabled by GOPROXY=off", not
+// with a refused connection to proxy.golang.org.
+func (p *Profile) SetNetworkOff(off bool) {
+	p.NetworkOff = off
+	if !off {
+		return
+	}
+	for i, kv := range p.Env {
+		v, ok := strings.CutPrefix(kv, "GOPROXY=")
+		if !ok {
+			continue
+		}
+		proxy := "off"
+		if first, _, _ := strings.Cut(v, ","); strings.HasPrefix(first, "file://") {
+			proxy = first + ",off"
+		}
+		p.Env[i] = "GOPROXY=" + proxy
+	}
 }
 
 // Dirs lists the private folders a profile's environment names; Exec

@@ -107,3 +107,25 @@ func TestSecretNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSetNetworkOff: with the network off, Go is told not to try the
+// network (GOPROXY ends in off), keeping the person's module downloads as
+// a file:// proxy; on, GOPROXY is the person's.
+func TestSetNetworkOff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		off  bool
+		want string
+	}{
+		{[]string{"A=1", "GOPROXY=file:///m/cache/download,https://proxy.golang.org,direct"}, true, "GOPROXY=file:///m/cache/download,off"},
+		{[]string{"GOPROXY=https://proxy.golang.org,direct"}, true, "GOPROXY=off"},
+		{[]string{"GOPROXY=https://proxy.golang.org,direct"}, false, "GOPROXY=https://proxy.golang.org,direct"},
+	} {
+		p := Profile{Env: slices.Clone(tc.env)}
+		p.SetNetworkOff(tc.off)
+		if p.NetworkOff != tc.off || !slices.Contains(p.Env, tc.want) {
+			t.Errorf("SetNetworkOff(%v) on %v: %v (off %v), want %s", tc.off, tc.env, p.Env, p.NetworkOff, tc.want)
+		}
+	}
+}

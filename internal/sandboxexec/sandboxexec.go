@@ -159,7 +159,7 @@ func Run(env Env, o Options, argv []string) error {
 		p = AgentProfile(env, o.Project)
 		// A policy that cannot be read, or no home to read it in, takes
 		// the network away too.
-		p.NetworkOff = perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff
+		p.SetNetworkOff(perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff)
 	case "server":
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
