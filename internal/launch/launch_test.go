@@ -80,6 +80,22 @@ func decide(t *testing.T, home string, g *gate.Gate, decision string, names ...s
 	}
 }
 
+// switchOff records the person's switch for names, keeping each decision.
+func switchOff(t *testing.T, home string, g *gate.Gate, names ...string) {
+	t.Helper()
+	err := approval.Open(registry.ApprovalStore(home)).Update(func(d *approval.Data) error {
+		for _, n := range names {
+			dec, _ := d.Get(g.Project, n)
+			dec.Off = true
+			d.Set(g.Project, n, dec)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // asJSON round-trips v, with the world's paths replaced by $HOME and $PROJ.
 func asJSON(t *testing.T, v any, home, proj string) any {
 	t.Helper()
@@ -119,6 +135,7 @@ func TestConfig(t *testing.T) {
 		files    map[string]string
 		approve  []string // approved before the edit
 		reject   []string
+		off      []string          // switched off by the person (piagent-mcp disable)
 		edit     map[string]string // files rewritten after the decisions
 		want     string            // the configuration, as JSON
 		wantHeld []string          // "name state"
@@ -156,6 +173,14 @@ func TestConfig(t *testing.T) {
 			edit:     map[string]string{repoMCP: `{"mcpServers": {"repo-tools": {"command": "node", "args": ["ok.js", "--evil"]}}}`},
 			want:     `{"mcpServers": {}}`,
 			wantHeld: []string{"repo-tools approval-changed"},
+		},
+		{
+			// the person's own switch, outside the repository (issue 38)
+			name:    "approved, then switched off: left out",
+			files:   map[string]string{repoMCP: `{"mcpServers": {"repo-tools": {"command": "node", "args": ["ok.js"]}}}`},
+			approve: []string{"repo-tools"},
+			off:     []string{"repo-tools"},
+			want:    `{"mcpServers": {}}`,
 		},
 		{
 			name:     "rejected: held back",
@@ -311,6 +336,9 @@ func TestConfig(t *testing.T) {
 			}
 			if len(tc.reject) > 0 {
 				decide(t, home, load(t, home, proj), "rejected", tc.reject...)
+			}
+			if len(tc.off) > 0 {
+				switchOff(t, home, load(t, home, proj), tc.off...)
 			}
 			if len(tc.edit) > 0 {
 				root := filepath.Dir(home)

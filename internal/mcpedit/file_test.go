@@ -237,3 +237,39 @@ func TestRemoveIfEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdatePrepare: Prepare runs once the change is known and before it is
+// made, seeing exactly what will be written; its error leaves the file as
+// it was (a repository add's approval is recorded there, first).
+func TestUpdatePrepare(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	var seen []byte
+	existedThen := true
+	res, err := Update(path, Options{Prepare: func(r Result) (func(), error) {
+		seen = r.After
+		_, err := os.Stat(path)
+		existedThen = err == nil
+		return nil, nil
+	}}, setA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if string(seen) != string(data) || string(res.After) != string(data) {
+		t.Errorf("Prepare saw %q; the file holds %q", seen, data)
+	}
+	if existedThen {
+		t.Error("Prepare ran after the file was written")
+	}
+	refuse := errors.New("no")
+	_, err = Update(path, Options{Prepare: func(Result) (func(), error) { return nil, refuse }}, func(d *Doc) error {
+		return d.SetServer("b", []byte(`{"command":"b"}`))
+	})
+	if !errors.Is(err, refuse) {
+		t.Errorf("Update = %v, want Prepare's error", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(data) {
+		t.Errorf("a refused Prepare changed the file:\n%s", after)
+	}
+}
