@@ -198,3 +198,11 @@ func breakStale(path string, ino uint64) {
 		os.Remove(path)
 	}
 }
+
+// StartTime is process pid's start time as the system counts it (0 where
+// it cannot tell): with the pid, it names one process across pid reuse.
+func StartTime(pid int) uint64 { return startTime(pid) }
+
+// Running reports whether the process pid that started at start (from
+// StartTime) still runs.
+func Running(pid int, start uint64) bool { return alive(pid, start) }

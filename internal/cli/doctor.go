@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -48,6 +49,12 @@ type doctorJSON struct {
 	Tools map[string]toolsView `json:"tools"`
 	// Stopped are the servers whose last confined run failed, by name.
 	Stopped map[string]lastRunJSON `json:"stopped"`
+	// Quarantines are this project's unexamined quarantines: what a
+	// session changed in its git and Pi files, put back (piagent pi does
+	// not start until each is accepted or discarded).
+	Quarantines []*baseline.Quarantine `json:"quarantines"`
+	// Watch says when the record those files are compared with is taken.
+	Watch string `json:"watch"`
 }
 
 type hostJSON struct {
@@ -119,6 +126,14 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 			d.Attention = true
 		}
 	}
+	d.Quarantines, _ = baseline.Pending(a.env.Home, g.View.Cwd)
+	if d.Quarantines == nil {
+		d.Quarantines = []*baseline.Quarantine{}
+	}
+	if len(d.Quarantines) > 0 {
+		d.Attention = true
+	}
+	d.Watch = watchText
 	for _, t := range g.View.ImportTargets {
 		if t.Status != mcpconfig.TargetMissing {
 			d.ImportTargets = append(d.ImportTargets, t)
@@ -327,6 +342,11 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
 	fmt.Fprintf(w, "\nsandbox: %s\n", sandboxLine(d.Sandbox))
+	fmt.Fprintf(w, "watch: %s\n", d.Watch)
+	for _, q := range d.Quarantines {
+		fmt.Fprintf(w, "  QUARANTINE %s (%s): %s put back; piagent pi will not start here until you look: piagent quarantine show %s\n",
+			q.ID, q.Source, strings.Join(changedPaths(q), ", "), q.ID)
+	}
 	fmt.Fprintf(w, "protected: %d files and folders no agent tool call may write ('piagent sandbox status' lists how each is kept)\n", len(d.Protected))
 	if len(d.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n")
@@ -508,3 +528,7 @@ func piCacheWarnings(tmp string, sandboxed bool) []gate.Warning {
 	}
 	return out
 }
+
+// watchText says when the record of the project's git and Pi files is
+// taken, the one a session's changes are compared with and put back from.
+const watchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/commondir, .git/worktrees and .pi before Pi and any server start, and puts back what a session changes there; under a plain pi the record is taken at the session's first tool call, after servers started"

