@@ -82,6 +82,10 @@ func (a *app) approveCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if tree := s.TooLarge(); tree != "" {
+			return refused(fmt.Errorf("not approved: %s cannot be pinned: %s holds too many files (%s); nothing was recorded", s.Name, tree, s.Reason),
+				"give the server a package of its own (a folder with a package.json or pyproject.toml holding its code alone), then approve it")
+		}
 		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
 			return err
 		}
@@ -154,14 +158,17 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, owned)
 	}
 	if len(s.Pinned) > 0 {
-		tree := ""
 		for _, p := range s.Pinned {
-			if p.Tree != "" {
-				tree = p.Tree
+			if p.Tree == "" {
+				continue
 			}
-		}
-		if tree != "" {
-			fmt.Fprintf(w, "pinned: every file under %s (%d files), since the definition runs from the working tree in a way piagent cannot follow; any change there asks again\n", tree, len(s.Pinned))
+			n := 0
+			for _, q := range s.Pinned {
+				if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
+					n++
+				}
+			}
+			fmt.Fprintf(w, "pinned: every file under %s (%d files, node_modules included), since code the definition runs there may load any of them; any change there asks again\n", p.Tree, n)
 		}
 		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
 		for i, p := range s.Pinned {

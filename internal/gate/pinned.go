@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,17 +15,21 @@ import (
 // lockfiles are pinned beside a local package's package.json.
 var lockfiles = []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb", "bun.lock"}
 
-// pinned lists the project files a definition runs: the command, an argument
-// or the cwd when it resolves to a file inside the project, and for a local
-// package its package.json and lockfile. Only the target itself is pinned,
-// not what it imports.
+// pinned lists the project files a definition runs and, since a file it
+// runs loads others (a require, an import), every file of that file's
+// package: the nearest folder up to the project holding a package manifest
+// (manifests), or the project itself, node_modules included (issue 38,
+// item 6). An argument to a command that is not an interpreter (a data
+// file, a folder to serve) is pinned alone. Code outside the project (an
+// npx package) is not a file here; its catalogue pin and version stand for
+// it.
 func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	project := in.View.Cwd
 	base := in.baseDir(e)
-	var found []string
-	var consider func(s string, isCommand bool)
+	var found, code, roots []string
+	var consider func(s string, isCommand, isCode bool)
 	treeOfDir := false // while set, a folder pins every file beneath it
-	consider = func(s string, isCommand bool) {
+	consider = func(s string, isCommand, isCode bool) {
 		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 || strings.HasPrefix(s, "!") {
 			return
 		}
@@ -44,14 +49,21 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 				found = append(found, in.treeFiles(p)...)
 				return
 			}
-			found = append(found, in.packageFiles(p)...)
+			pkg := in.packageFiles(p)
+			if isCode && len(pkg) > 0 {
+				roots = append(roots, p) // a local package it runs
+			}
+			found = append(found, pkg...)
 			return
 		}
 		found = append(found, p)
+		if isCode {
+			code = append(code, p)
+		}
 	}
-	if cmd, ok := e["command"].(string); ok {
-		consider(cmd, true)
-	}
+	cmd, _ := e["command"].(string)
+	consider(cmd, true, true)
+	interpreter := scriptRunner(filepath.Base(cmd))
 	if args, ok := e["args"].([]any); ok {
 		for _, a := range args {
 			s, ok := a.(string)
@@ -60,11 +72,11 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			}
 			if strings.HasPrefix(s, "-") {
 				if _, v, ok := strings.Cut(s, "="); ok {
-					consider(v, false)
+					consider(v, false, interpreter)
 				}
 				continue
 			}
-			consider(s, false)
+			consider(s, false, interpreter)
 		}
 	}
 	// Code-loading variables (NODE_OPTIONS --require, LD_PRELOAD, PYTHONPATH,
@@ -74,11 +86,11 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			val, _ := v.(string)
 			files, dirs := CodePaths(k, val)
 			for _, f := range files {
-				consider(f, false)
+				consider(f, false, true)
 			}
 			treeOfDir = true
 			for _, d := range dirs {
-				consider(d, false)
+				consider(d, false, true)
 			}
 			treeOfDir = false
 		}
@@ -90,19 +102,28 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	// runs from the working tree pins the whole tree under its cwd.
 	runFiles, explained := in.runnerFiles(e, base)
 	found = append(found, runFiles...)
-	cmd, _ := e["command"].(string)
+	code = append(code, runFiles...)
 	cmdInProject := strings.Contains(cmd, "/") && paths.Within(project, paths.Abs(base, paths.Expand(in.View.Home, cmd)))
-	if !explained && scriptRunner(filepath.Base(cmd)) && !cmdInProject {
+	if !explained && interpreter && !cmdInProject {
 		explained = true // an interpreter and the script it names: pinned above
 	}
 	_, explicitCwd := e["cwd"].(string)
-	tree := ""
 	if !explained && (cmdInProject || len(found) > 0 || explicitCwd && paths.Within(project, base)) {
-		tree = base
+		tree := base
 		if !paths.Within(project, base) {
 			tree = project
 		}
-		files, ok := walkFiles(tree, maxPinnedTree)
+		roots = append(roots, tree)
+	}
+	for _, f := range code {
+		if paths.Within(project, f) {
+			roots = append(roots, in.packageRoot(project, filepath.Dir(f)))
+		}
+	}
+	trees := outermost(roots)
+	skip := in.notCode(project)
+	for _, tree := range trees {
+		files, ok := walkPinned(tree, maxPinnedTree, skip)
 		found = append(found, files...)
 		if !ok {
 			found = append(found, filepath.Join(tree, treeTooLarge))
@@ -110,7 +131,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	}
 	slices.Sort(found)
 	found = slices.Compact(found)
-	if tree != "" && onDisk(in.FS) {
+	if len(trees) > 0 && onDisk(in.FS) {
 		// A whole tree: its digests are kept between processes too.
 		loadTreeCache(in.View.Home)
 		defer saveTreeCache(in.View.Home, digestReads.Load())
@@ -126,14 +147,91 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		}
 		out = append(out, pf)
 	}
-	if tree != "" {
-		rel, _ := filepath.Rel(project, tree)
+	for _, tree := range trees {
 		in.treePins = append(in.treePins, tree)
-		if len(out) > 0 {
-			out[0].Tree = filepath.ToSlash(rel)
+		rel, _ := filepath.Rel(project, tree)
+		for i := range out {
+			if p := filepath.Join(project, filepath.FromSlash(out[i].Path)); paths.Within(tree, p) {
+				out[i].Tree = filepath.ToSlash(rel)
+				break
+			}
 		}
 	}
 	return out
+}
+
+// manifests mark a package's root: what its code may load lies beneath.
+var manifests = []string{"package.json", "deno.json", "deno.jsonc", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "Cargo.toml", "Gemfile", "composer.json"}
+
+// packageRoot is the nearest folder from dir up to project that holds a
+// package manifest, or project.
+func (in *Input) packageRoot(project, dir string) string {
+	for d := dir; paths.Within(project, d); d = filepath.Dir(d) {
+		for _, m := range manifests {
+			if fi, err := in.FS.Stat(filepath.Join(d, m)); err == nil && !fi.IsDir() {
+				return d
+			}
+		}
+		if d == project || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return project
+}
+
+// outermost drops every folder inside another of the list.
+func outermost(dirs []string) []string {
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	var out []string
+	for _, d := range dirs {
+		if len(out) > 0 && paths.Within(out[len(out)-1], d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// notCode are the files in the project a tree pin leaves out: git's folder
+// (watched by the session's record), the project's Pi folder (likewise, and
+// it holds the adapter's project file), and every MCP configuration file
+// the gate reads there: the definition's own digest covers its entry, and
+// another server's entry, or the person's add of one, is not this server's
+// code.
+func (in *Input) notCode(project string) func(p string, dir bool) bool {
+	files := map[string]bool{}
+	for _, l := range in.View.Layers {
+		if paths.Within(project, l.Path) {
+			files[l.Path] = true
+		}
+	}
+	for _, t := range in.View.ImportTargets {
+		if paths.Within(project, t.Path) {
+			files[t.Path] = true
+		}
+	}
+	piDir := filepath.Join(project, in.View.ConfigDir)
+	return func(p string, dir bool) bool {
+		if dir {
+			return filepath.Base(p) == ".git" || p == piDir
+		}
+		return files[p]
+	}
+}
+
+// TooLarge names the folder (project-relative) of a tree pin past
+// maxPinnedTree, or "": such a server cannot be approved.
+func (s *Server) TooLarge() string {
+	for _, p := range s.Pinned {
+		if dir, base := path.Split(p.Path); base == treeTooLarge {
+			if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+				return "the project"
+			}
+			return dir
+		}
+	}
+	return ""
 }
 
 // treeTooLarge stands for the files past maxPinnedTree: it never exists, so

@@ -21,7 +21,7 @@ import (
 
 // maxPinnedTree bounds a whole-tree pin; past it the tree counts as one
 // that changed (fail closed), and the preview says so.
-const maxPinnedTree = 50000
+var maxPinnedTree = 50000 // a variable for the tests
 
 // runnerFiles returns the project files the definition's runner executes,
 // resolved against base, and whether a rule explained the definition.
@@ -279,13 +279,22 @@ func (in *Input) isFile(p string) bool {
 // ignored alike (node_modules and .venv included: that is code a server
 // runs) — except a .git folder; ok is false past limit files.
 func walkFiles(dir string, limit int) (files []string, ok bool) {
+	return walkPinned(dir, limit, func(p string, isDir bool) bool { return isDir && filepath.Base(p) == ".git" })
+}
+
+// walkPinned lists the regular files beneath dir, bounded, leaving out
+// what skip names (a folder skips its whole tree).
+func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (files []string, ok bool) {
 	ok = true
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
+		if skip(p, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if d.Type().IsRegular() {
 			if len(files) >= limit {

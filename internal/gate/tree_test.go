@@ -61,7 +61,9 @@ func TestTreePinNewFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := g.Server("custom"); s.State != Ready || len(s.Pinned) != 50 || s.Pinned[0].Tree != "app" {
+	// ./bin/serve has no package manifest above it: its package is the
+	// whole project (issue 38, item 6), .mcp.json left out
+	if s, _ := g.Server("custom"); s.State != Ready || len(s.Pinned) != 50 || s.Pinned[0].Tree != "." {
 		t.Fatalf("custom: %s, %d pinned", s.State, len(s.Pinned))
 	}
 	os.WriteFile(filepath.Join(proj, "app", "src", "d000", "new.js"), []byte("x"), 0o644)
@@ -213,5 +215,31 @@ func TestRacyDigestNotKept(t *testing.T) {
 	fileDigest(p)
 	if _, kept := hashCache.Load(p); kept {
 		t.Errorf("a digest taken while the change time was racy is kept")
+	}
+}
+
+// Past the bound a package cannot be pinned whole: the server is
+// pending-approval whatever the store holds, naming the folder and the
+// bound, so part of a package is never approved as if it were all of it
+// (issue 38, item 6). Control: the same approval holds under the bound.
+func TestTreePinTooLarge(t *testing.T) {
+	home, proj := treeProject(t, 30)
+	g, err := Load(Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.Server("custom"); s.State != Ready || s.TooLarge() != "" {
+		t.Fatalf("control: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
+	}
+	old := maxPinnedTree
+	maxPinnedTree = 20
+	defer func() { maxPinnedTree = old }()
+	g, err = Load(Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := g.Server("custom")
+	if s.State != PendingApproval || s.TooLarge() != "the project" || !strings.Contains(s.Reason, "more than 20 files, too many to pin") {
+		t.Fatalf("past the bound: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
 	}
 }

@@ -97,7 +97,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	root := t.TempDir()
 	w := &world{root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj"), forge: filepath.Join(root, "forge")}
-	for _, d := range []string{filepath.Join(w.home, ".pi", "agent", "extensions"), filepath.Join(w.home, ".config", "mcp"), filepath.Join(w.proj, ".git", "hooks"), filepath.Join(w.proj, ".pi"), w.forge, filepath.Join(w.forge, "fakepi")} {
+	for _, d := range []string{filepath.Join(w.home, ".pi", "agent", "extensions"), registry.OwnDir(w.home), filepath.Join(w.home, ".config", "mcp"), filepath.Join(w.proj, ".git", "hooks"), filepath.Join(w.proj, ".pi"), w.forge, filepath.Join(w.forge, "fakepi")} {
 		must(t, os.MkdirAll(d, 0o755))
 	}
 	write(t, filepath.Join(w.proj, ".mcp.json"), `{"mcpServers":{"evil":{"command":"node","args":["evil.js"]}}}`)
@@ -147,9 +147,15 @@ func (w *world) gate(t *testing.T) *gate.Gate {
 // snapshot hashes every file beneath home (registered or not: ~/.bashrc
 // runs at the person's next shell) and the project's registered folders,
 // so a change anywhere there is seen.
+//
+// Left out: the gate's tree-digest cache, which this test's own gate loads
+// write (evil.js pins the project's files, issue 38 item 6) once their
+// stamps settle. Its folder is read-only to a command like every other in
+// ~/.pi/piagent, which the attacks on the mode store and the approvals show.
 func (w *world) snapshot(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	treeCache := gate.TreeCachePath(w.home)
 	roots := []string{w.home}
 	for _, e := range w.gate(t).Registry(nil, nil) {
 		if strings.HasPrefix(e.Path, w.root) {
@@ -158,7 +164,7 @@ func (w *world) snapshot(t *testing.T) map[string]string {
 	}
 	for _, root := range roots {
 		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-			if err != nil {
+			if err != nil || p == treeCache {
 				return nil
 			}
 			if fi.Mode().IsRegular() {
@@ -302,6 +308,34 @@ func (w *world) attack(t *testing.T, bin string, env []string, attacks map[strin
 			t.Errorf("%s: a server was planted", name)
 		}
 		before = after
+	}
+}
+
+// TestPycacheOutOfProject: python under the sandbox keeps its compiled
+// modules in the private folder, not in __pycache__ beside the source, so
+// a server's run adds no file to the package its approval pins (issue 38,
+// item 6). Control: the same import outside the sandbox writes __pycache__.
+func TestPycacheOutOfProject(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	w := newWorld(t)
+	write(t, filepath.Join(w.proj, "pkg", "helpers.py"), "X = 1\n")
+	out, err := w.run(t, `cd pkg && python3 -c 'import helpers; print(helpers.X)'`)
+	if err != nil || !strings.Contains(out, "1") {
+		t.Fatalf("err %v, output %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, "pkg", "__pycache__")); err == nil {
+		t.Fatal("python under the sandbox wrote __pycache__ into the project")
+	}
+	cmd := exec.Command("python3", "-c", "import helpers")
+	cmd.Dir, cmd.Env = filepath.Join(w.proj, "pkg"), []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("control: %v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, "pkg", "__pycache__")); err != nil {
+		t.Fatalf("control: python outside the sandbox wrote no __pycache__ (%v): the check above proves nothing", err)
 	}
 }
 

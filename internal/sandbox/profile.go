@@ -287,6 +287,11 @@ func cacheEnv(private string, in Input) []string {
 		"UV_CACHE_DIR=" + filepath.Join(private, "uv"),
 		"PIP_CACHE_DIR=" + filepath.Join(private, "pip"),
 		"XDG_CACHE_HOME=" + filepath.Join(private, "cache"),
+		// Python keeps its compiled modules there too, not in __pycache__
+		// beside the source: a server's own run would otherwise add files
+		// to the package its approval pins (issue 38, item 6), and an agent's
+		// python would leave .pyc files a server later loads.
+		"PYTHONPYCACHEPREFIX=" + filepath.Join(private, "pycache"),
 	}
 	mod := get("GOMODCACHE")
 	if mod == "" {

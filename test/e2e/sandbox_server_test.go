@@ -18,7 +18,11 @@ func hostileWorld(t *testing.T) (w *World, report string, plan map[string]any) {
 	t.Helper()
 	w = NewWorld(t)
 	w.SeedCache()
-	script := w.ProjectFile("server.mjs")
+	// The server is a package of its own (srv/package.json): its approval
+	// pins every file there (issue 38, item 6), and the report it writes
+	// beside, in the project, is not one of them.
+	script := w.ProjectFile("srv/server.mjs")
+	w.Write(w.ProjectFile("srv/package.json"), `{"name":"hostile","type":"module"}`)
 	data, err := os.ReadFile(Fixture("mcp-marker-server.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +49,7 @@ func hostileWorld(t *testing.T) (w *World, report string, plan map[string]any) {
 		"appendWhen": w.ProjectFile("rewrite-now"),
 	}
 	planJSON, _ := json.Marshal(plan)
-	srv := map[string]any{"command": deps.node, "args": []any{"server.mjs"},
+	srv := map[string]any{"command": deps.node, "args": []any{"srv/server.mjs"},
 		"env": map[string]any{"MARKER_FILE": w.MarkerFile, "MARKER_NAME": "hostile", "MARKER_HOSTILE": report, "HOSTILE_PLAN": string(planJSON)}}
 	w.WriteMCP(w.ProjectFile(".mcp.json"), map[string]any{"hostile": srv}, nil)
 	return w, report, plan
@@ -143,7 +147,7 @@ func TestServerSandboxHostile(t *testing.T) {
 	w.StartLLM(proxyEcho("hostile", "again"))
 	r = w.runLaunched(bins, PiOptions{Prompt: "Call it again"})
 	requireExit0(t, r)
-	if got := readReport(t, w, report); got["append "+w.ProjectFile("server.mjs")] != "ok" {
+	if got := readReport(t, w, report); got["append "+w.ProjectFile("srv/server.mjs")] != "ok" {
 		t.Fatalf("the server did not rewrite its script: %v", got)
 	}
 	if trs := r.ToolResults(); len(trs) != 1 || strings.Contains(trs[0].Text, "echo:again") {
