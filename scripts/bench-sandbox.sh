@@ -6,6 +6,7 @@
 #
 #   scripts/bench-sandbox.sh                # as the user running it
 #   BASE=/path/to/old/bin scripts/bench-sandbox.sh   # and an older piagent
+#                                     # (and its piagent-sandbox, when built)
 #
 # Needs perf; bwrap and unshare rows are skipped when missing.
 set -euo pipefail
@@ -21,6 +22,7 @@ variants=("true|/bin/true" "hello|$bin/hello")
 command -v bwrap >/dev/null && variants+=("bwrap|bwrap --ro-bind / / --dev /dev --proc /proc --bind $proj $proj --unshare-all --die-with-parent /bin/true")
 command -v unshare >/dev/null && variants+=("unshare|unshare -Urm -p -f /bin/true")
 [[ -n "${BASE:-}" ]] && variants+=("base|$BASE/piagent sandbox exec -- /bin/true")
+[[ -x "${BASE:-}/piagent-sandbox" ]] && variants+=("baselean|$BASE/piagent-sandbox exec -- /bin/true")
 variants+=("piagent|$bin/piagent sandbox exec -- /bin/true" "lean|$bin/piagent-sandbox exec -- /bin/true")
 for r in 1 2 3; do
   load="$(cut -d' ' -f1 /proc/loadavg)"
@@ -33,6 +35,6 @@ for r in 1 2 3; do
     # shellcheck disable=SC2086
     for _ in $(seq 20); do $cmd >/dev/null 2>&1; done
     e=$(date +%s%N)
-    printf 'round %d load %s %-8s wall %7.2f ms  cpu %7.2f ms  faults %s\n' "$r" "$load" "$name" "$(echo "($e-$s)/20000000" | bc -l)" "$cpu" "$faults"
+    printf 'round %d load %s %-9s wall %7.2f ms  cpu %7.2f ms  faults %s\n' "$r" "$load" "$name" "$(echo "($e-$s)/20000000" | bc -l)" "$cpu" "$faults"
   done
 done

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -151,19 +150,27 @@ func confineThread(p Profile, abi int, pts, netns bool, fault string) error {
 	return nil
 }
 
-// initSpec is what the outer process hands its init on descriptor 3.
+// initSpec is what the outer process hands its init on descriptor 3, in
+// the encoding of initspec_linux.go.
 type initSpec struct {
-	Profile Profile  `json:"profile"`
-	ABI     int      `json:"abi"`
-	Path    string   `json:"path"`
-	Argv    []string `json:"argv"`
-	Env     []string `json:"env"`
-	Dir     string   `json:"dir"`
-	Empty   string   `json:"empty"`
+	Profile Profile
+	ABI     int
+	Path    string
+	Argv    []string
+	Env     []string
+	Dir     string
+	Empty   string
 	// Probe: make the namespaces and mounts, then end without a command.
-	Probe bool   `json:"probe,omitempty"`
-	Fault string `json:"fault,omitempty"`
+	Probe bool
+	Fault string
 }
+
+// initEnv is the init's own environment (the command's comes in the spec):
+// the Go runtime's settings for a process that waits and allocates little.
+// One P: fewer threads are started, and no cgroup is read to size them; no
+// memory profile, so that no allocation is sampled (a stack unwind through
+// cold pages).
+var initEnv = []string{"GOMAXPROCS=1", "GODEBUG=memprofilerate=0"}
 
 // Init results on descriptor 4: "ok", or the reason nothing ran.
 const (
@@ -188,10 +195,7 @@ func runInit(p Profile, st Status, path string, argv, env []string) (string, err
 // and exits with its status; without (a probe), it returns once the init
 // has made its mounts.
 func startInit(s initSpec, run bool) (string, error) {
-	spec, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
+	spec := s.encode()
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return "", err
@@ -203,7 +207,7 @@ func startInit(s initSpec, run bool) (string, error) {
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
 		Args:       []string{initName(), InitArg},
-		Env:        []string{},
+		Env:        initEnv,
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
@@ -341,12 +345,16 @@ func Init() int {
 		res.Close()
 		return 125
 	}
-	var spec initSpec
 	specf := os.NewFile(3, "spec")
-	if err := json.NewDecoder(io.LimitReader(specf, 64<<20)).Decode(&spec); err != nil {
+	b, err := io.ReadAll(io.LimitReader(specf, 64<<20))
+	specf.Close()
+	if err != nil {
 		return fail(initFailure, fmt.Errorf("read the sandbox's profile: %w", err))
 	}
-	specf.Close()
+	spec, err := decodeInitSpec(b)
+	if err != nil {
+		return fail(initFailure, fmt.Errorf("read the sandbox's profile: %w", err))
+	}
 	// Only the thread that starts the command confines itself; the init's
 	// other threads keep what it held (root's capabilities, for root).
 	// Not dumpable: the command, same user, same Landlock domain as this
