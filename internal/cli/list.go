@@ -242,7 +242,7 @@ func (a *app) printTable(g *gate.Gate) {
 		if !cs.AdapterLoads {
 			src += " [not loaded by the adapter]"
 		}
-		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), clip(target(cs.Entry), 60), src})
+		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), target(cs.Entry), src})
 	}
 	fitTable(rows, a.env.Width)
 	if a.env.Width > 0 && a.env.Getenv("NO_COLOR") == "" {

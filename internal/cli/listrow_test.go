@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -95,5 +96,32 @@ func TestListColour(t *testing.T) {
 		if i != at[0] {
 			t.Errorf("columns not aligned: %v\n%s", at, got)
 		}
+	}
+}
+
+// TestListPipeWhole: a pipe gets every TARGET whole, however long (issue
+// 42: list | cat clipped it at 60 characters); a terminal 80 columns wide
+// gets it clipped.
+func TestListPipeWhole(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	long := "/opt/tools/a-rather-long-path/to/an/mcp-server-binary --config /etc/mcp/server-config.json --verbose"
+	if err := os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"), []byte(`{"mcpServers":{"long":{"command":"/opt/tools/a-rather-long-path/to/an/mcp-server-binary","args":["--config","/etc/mcp/server-config.json","--verbose"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(width int) string {
+		var out, errb bytes.Buffer
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home, Width: width,
+			Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}}
+		Main("piagent-mcp", []string{"list"}, env)
+		return out.String() + errb.String()
+	}
+	if got := run(0); !strings.Contains(got, long) {
+		t.Errorf("a pipe did not get the whole target:\n%s", got)
+	}
+	if got := run(80); strings.Contains(got, long) || !strings.Contains(got, "…") {
+		t.Errorf("control: an 80-column terminal got the whole target:\n%s", got)
 	}
 }

@@ -540,7 +540,7 @@ func (a *app) printSetup(out *setupJSON) {
 			skipped = skipped || s.Action == "skipped"
 		}
 		if skipped {
-			fmt.Fprintf(w, "  (once it is installed: piagent mcp preset %s)\n", pr.Preset)
+			fmt.Fprintf(w, "  (once it is there: piagent mcp preset %s)\n", pr.Preset)
 		}
 	}
 	printNeeds(a.env.Stderr, out.Needs)

@@ -47,7 +47,7 @@ func (w *setupWorld) run(stdin string, interactive bool, args ...string) (stdout
 	env := Env{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Dir: w.home, Home: w.home,
 		Environ: []string{"HOME=" + w.home, "PATH=" + w.bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-			"PIAGENT_BIN=" + filepath.Join(w.bin, "fake-piagent")},
+			"PIAGENT_BIN=" + filepath.Join(w.bin, "fake-piagent"), "GITHUB_PERSONAL_ACCESS_TOKEN=set-for-the-test"},
 		Now:         func() time.Time { return time.Unix(0, 0) },
 		Interactive: interactive,
 	}

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -49,7 +51,11 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: PIAGENT_E2E=%q: want 1 (run) or unset (skip)\n", v)
 		return 2
 	}
-	dir, err := os.MkdirTemp("", "piagent-e2e-bin-")
+	// A run that go test's -timeout stopped never reached the RemoveAll
+	// below (issue 42: 22 MB left in the temporary folder): the folders of
+	// runs whose process is gone go first. The pid is in the name.
+	sweepBinDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("piagent-e2e-bin-%d-", os.Getpid()))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1
@@ -159,4 +165,56 @@ func Binaries(t testing.TB) Bins {
 		t.Fatalf("building the piagent binaries failed (is another package mid-edit?):\n%v", buildErr)
 	}
 	return builtBins
+}
+
+// sweepBinDirs removes, beneath tmp, the binary folders of earlier runs of
+// this user whose process no longer runs.
+func sweepBinDirs(tmp string) {
+	matches, _ := filepath.Glob(filepath.Join(tmp, "piagent-e2e-bin-*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), "piagent-e2e-bin-")
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue // not one of ours, or an older name: left alone
+		}
+		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() || !ownedByMe(fi) {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(m)
+		}
+	}
+}
+
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// TestSweepBinDirs: a timed-out run's binary folder (its process gone) is
+// removed at the next run; a live run's, and a folder not named so, stay.
+func TestSweepBinDirs(t *testing.T) {
+	tmp := t.TempDir()
+	done := exec.Command("true")
+	if err := done.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(tmp, fmt.Sprintf("piagent-e2e-bin-%d-123", done.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("piagent-e2e-bin-%d-456", os.Getpid()))
+	other := filepath.Join(tmp, "piagent-e2e-bin-789")
+	for _, d := range []string{dead, live, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepBinDirs(tmp)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead run's folder stayed: %v", err)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
 }

@@ -60,7 +60,7 @@ func TestSetupRealPi(t *testing.T) {
 	}
 	// Seeded only where its runtime is (issue 42, item 5): each of github
 	// and chrome-devtools is added, or listed with what it needs.
-	if !strings.Contains(r.Stderr, "github: Docker running") && !strings.Contains(r.Stdout, "github           not added: needs Docker") {
+	if !strings.Contains(r.Stderr, "github: Docker running") && !strings.Contains(r.Stdout, "github           not added: needs ") {
 		t.Errorf("setup neither seeds github nor says what it needs:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 	if strings.Contains(r.Stdout+r.Stderr, "npm notice") {
