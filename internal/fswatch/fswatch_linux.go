@@ -3,6 +3,7 @@
 package fswatch
 
 import (
+	"bytes"
 	"io/fs"
 	"path/filepath"
 	"unsafe"
@@ -14,6 +15,7 @@ type sys struct {
 	fd     int
 	broken bool // a folder could not be watched: every Changed reports a change
 	buf    [4096]byte
+	dirs   map[int32]string // watch descriptor -> the folder it watches
 }
 
 // mask is every event that can change what a path names or holds,
@@ -37,9 +39,15 @@ func (w *Watch) Add(dir string) error {
 	if w == nil {
 		return nil
 	}
-	_, err := unix.InotifyAddWatch(w.fd, dir, mask)
+	wd, err := unix.InotifyAddWatch(w.fd, dir, mask)
 	if err != nil && err != unix.ENOENT && err != unix.ENOTDIR {
 		w.broken = true
+	}
+	if err == nil {
+		if w.dirs == nil {
+			w.dirs = map[int32]string{}
+		}
+		w.dirs[int32(wd)] = dir
 	}
 	return err
 }
@@ -78,13 +86,25 @@ func (w *Watch) Changed() bool {
 // moved (its watch is gone), or a queue that overflowed. Events on files
 // alone leave the watched folders as they were.
 func (w *Watch) ChangedShape() (changed, shape bool) {
+	changed, shape, _ = w.Drain()
+	return changed, shape
+}
+
+// maxNames bounds the names Drain gathers; past it, it reports shape, so
+// the caller checks everything.
+const maxNames = 4096
+
+// Drain is ChangedShape that also names the paths the events were about:
+// an entry's path in its watched folder, or the folder itself for an event
+// on it. names is complete only while shape is false.
+func (w *Watch) Drain() (changed, shape bool, names []string) {
 	if w == nil || w.broken {
-		return true, true
+		return true, true, nil
 	}
 	for {
 		n, err := unix.Read(w.fd, w.buf[:])
 		if n <= 0 || err != nil {
-			return changed, shape
+			return changed, shape, names
 		}
 		changed = true
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
@@ -95,6 +115,21 @@ func (w *Watch) ChangedShape() (changed, shape bool) {
 				shape = true
 			case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
 				shape = true
+			}
+			if !shape {
+				dir, ok := w.dirs[ev.Wd]
+				switch {
+				case !ok || len(names) >= maxNames:
+					shape = true
+				case ev.Len == 0:
+					names = append(names, dir)
+				default:
+					raw := w.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
+					if i := bytes.IndexByte(raw, 0); i >= 0 {
+						raw = raw[:i]
+					}
+					names = append(names, filepath.Join(dir, string(raw)))
+				}
 			}
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 		}

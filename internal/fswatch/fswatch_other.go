@@ -11,4 +11,7 @@ func (w *Watch) Add(dir string) error       { return nil }
 func (w *Watch) AddTree(root string)        {}
 func (w *Watch) Changed() bool              { return true }
 func (w *Watch) ChangedShape() (bool, bool) { return true, true }
-func (w *Watch) Close()                     {}
+func (w *Watch) Drain() (bool, bool, []string) {
+	return true, true, nil
+}
+func (w *Watch) Close() {}

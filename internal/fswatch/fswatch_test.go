@@ -67,3 +67,51 @@ func TestWatch(t *testing.T) {
 		t.Error("a nil watch must report a change")
 	}
 }
+
+// TestDrainNames: Drain names the entry each event was about (a write, a
+// chmod, a removal), without a shape change; a folder created is a shape
+// change.
+func TestDrainNames(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	dir := t.TempDir()
+	f, g := filepath.Join(dir, "a.js"), filepath.Join(dir, "b.js")
+	os.WriteFile(f, []byte("1"), 0o644)
+	os.WriteFile(g, []byte("1"), 0o644)
+	w := New()
+	if w == nil {
+		t.Skip("no inotify here")
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name string
+		do   func()
+		want string
+	}{
+		{"write", func() { os.WriteFile(f, []byte("2"), 0o644) }, f},
+		{"chmod", func() { os.Chmod(g, 0o755) }, g},
+		{"remove", func() { os.Remove(g) }, g},
+	} {
+		step.do()
+		changed, shape, names := w.Drain()
+		if !changed || shape || len(names) == 0 {
+			t.Fatalf("%s: changed %v shape %v names %v", step.name, changed, shape, names)
+		}
+		for _, n := range names {
+			if n != step.want {
+				t.Errorf("%s: named %s, want only %s", step.name, n, step.want)
+			}
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if changed, shape, _ := w.Drain(); !changed || !shape {
+		t.Fatalf("a folder created: changed %v shape %v", changed, shape)
+	}
+	if changed, _, names := w.Drain(); changed || len(names) > 0 {
+		t.Fatalf("drained twice: changed %v names %v", changed, names)
+	}
+}

@@ -44,6 +44,11 @@ type Input struct {
 	// Compute then judges a large view's servers side by side, each run
 	// with its own (Load sets it).
 	newFS func(servers int) FS
+	// reuse, when set, holds each server's pinned files from the gate this
+	// one refreshes (Gate.afterEdits): their list is kept and only the
+	// files in changed are digested again.
+	reuse   map[*mcpconfig.Server][]PinnedFile
+	changed map[string]bool
 }
 
 // sideBySide is how many servers make judging them side by side worth
@@ -120,7 +125,11 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 			d = "sha256:unavailable"
 		}
 		s.Digest = d
-		s.Pinned = in.pinned(cs.Entry)
+		if prev, ok := in.reuse[cs]; ok {
+			s.Pinned = in.repin(prev)
+		} else {
+			s.Pinned = in.pinned(cs.Entry)
+		}
 	}
 	name := cs.Name
 	switch {

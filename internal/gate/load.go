@@ -65,7 +65,7 @@ func load(o Options, sign bool) (*Gate, error) {
 	if storeErr != nil {
 		data = nil
 	}
-	g := Compute(Input{
+	in := Input{
 		View:     view,
 		Store:    data,
 		StoreErr: storeErr,
@@ -73,10 +73,12 @@ func load(o Options, sign bool) (*Gate, error) {
 		Getenv:   o.Getenv,
 		Optional: preset.OptionalVars,
 		newFS:    func(servers int) FS { return newSnapFS(servers) },
-	})
+	}
+	g := Compute(in)
 	if !sign {
 		return g, nil
 	}
+	g.input = &in
 	// The store's folder too: a change of its owner or mode (StrictModes)
 	// changes whether the store counts.
 	watched := append(slices.Clone(view.Consulted), storePath, filepath.Dir(storePath))
@@ -188,9 +190,18 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if e := c.gates[k]; e != nil {
 		// The watch is drained under the lock: an event seen by one caller
 		// is answered by its stat check before any other caller is.
-		changed, shape := e.w.ChangedShape()
+		changed, shape, names := e.w.Drain()
 		if !changed {
 			return e.g, nil
+		}
+		if !shape {
+			// Only the files the events name, when each is a pinned file
+			// whose content alone changed (issue 46, item 1: an edit inside
+			// a 10,000-file tree pin no longer stats the whole tree).
+			if g, ok := e.g.afterEdits(names); ok {
+				e.g = g
+				return g, nil
+			}
 		}
 		if e.g.Signature.Valid() {
 			if !shape {

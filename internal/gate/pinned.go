@@ -134,7 +134,7 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	if len(trees) > 0 && onDisk(in.FS) {
 		// A whole tree: its digests are kept between processes too.
 		loadTreeCache(in.View.Home)
-		defer saveTreeCache(in.View.Home, digestReads.Load())
+		defer saveTreeCache(in.View.Home, settledReads.Load())
 	}
 	out := make([]PinnedFile, 0, len(found))
 	for _, p := range found {

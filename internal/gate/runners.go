@@ -347,6 +347,7 @@ func fileDigest(p string) string {
 	// when settled already.
 	if key.Settled() {
 		hashCache.Store(p, cachedHash{key: key, digest: d})
+		settledReads.Add(1)
 	}
 	return d
 }

@@ -104,6 +104,9 @@ type Gate struct {
 	// TreePins are the folders some server's approval pins whole; their
 	// folders join the signature, so a new file there is seen.
 	TreePins []string
+
+	input *Input         // what computed it (cached gates): for afterEdits
+	index map[string]int // Signature's index by path, made by afterEdits
 }
 
 // Server returns the state of the named server (the adapter-loaded one first).

@@ -243,3 +243,43 @@ func TestTreePinTooLarge(t *testing.T) {
 		t.Fatalf("past the bound: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
 	}
 }
+
+// BenchmarkGetAfterWriteInTree: the cached gate's answer after the agent
+// edits a file inside a whole-tree pin of 10,000 files (since issue 38,
+// item 6, the usual case for a project's own server), beside the quiet
+// answer.
+func BenchmarkGetAfterWriteInTree(b *testing.B) {
+	home, proj := treeProject(b, 10000)
+	time.Sleep(safefile.RacyWindow)
+	o := Options{Home: home, Cwd: proj}
+	var c Cache
+	if _, err := c.Get(o); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("quiet", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Get(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	p := filepath.Join(proj, "app", "src", "d050", "f05000.js")
+	b.Run("edit", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			b.StopTimer()
+			if err := os.WriteFile(p, fmt.Appendf(nil, "// edit %d\n", i), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			g, err := c.Get(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if s, _ := g.Server("custom"); s.State != ApprovalChanged {
+				b.Fatalf("after the edit: %s", s.State)
+			}
+		}
+	})
+}

@@ -43,6 +43,11 @@ func TreeCachePath(home string) string {
 // benchmarks).
 var digestReads atomic.Int64
 
+// settledReads counts the reads that added a digest the disk cache would
+// keep: a file just edited (its stamp too recent) is read again at each
+// check and is not worth rewriting the whole cache for.
+var settledReads atomic.Int64
+
 var treeDisk struct {
 	sync.Mutex
 	loaded map[string]bool // homes whose file was read into hashCache
@@ -107,9 +112,10 @@ func parseTreeCache(data []byte) map[string]cachedHash {
 }
 
 // saveTreeCache writes every settled digest this process knows to home's
-// cache file, when it read a file since the last save.
+// cache file, when it learnt a settled one since readsBefore (a
+// settledReads count).
 func saveTreeCache(home string, readsBefore int64) {
-	if home == "" || digestReads.Load() == readsBefore {
+	if home == "" || settledReads.Load() == readsBefore {
 		return
 	}
 	var b bytes.Buffer

@@ -112,6 +112,12 @@ func Parse(r io.Reader) ([]Mutation, error) {
 		case line == "+++ new":
 			flush()
 			section = "new"
+		case section != "" && strings.HasPrefix(line, "# "):
+			// A comment at the line's start ends the text: Go and
+			// TypeScript never begin a line so. (Before, the comment
+			// between two mutations became part of the first one's new
+			// text, which then did not build, or failed for that alone.)
+			flush()
 		case section != "":
 			body = append(body, line)
 		case strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "":

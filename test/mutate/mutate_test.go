@@ -54,6 +54,8 @@ what: the check dropped
 		return err
 	}
 
+# a comment between two mutations is not part of the first one's text
+
 == A2
 file: b.go
 test: true
