@@ -23,6 +23,11 @@ import (
 func TestAfterEditsMatchesLoad(t *testing.T) {
 	home, proj := treeProject(t, 60)
 	app := filepath.Join(proj, "app")
+	// a link in the tree (node_modules/.bin has them): pinned by where it
+	// points, it must not turn the watch off
+	if err := os.Symlink("f00001.js", filepath.Join(app, "src", "d000", "link.js")); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(safefile.RacyWindow) // the tree as a session finds it
 	o := Options{Home: home, Cwd: proj}
 	var c Cache

@@ -323,7 +323,11 @@ func (g *Gate) PinnedPaths() []string {
 	var out []string
 	for _, s := range g.Servers {
 		for _, p := range s.Pinned {
-			out = append(out, filepath.Join(g.View.Cwd, filepath.FromSlash(p.Path)))
+			abs := filepath.Join(g.View.Cwd, filepath.FromSlash(p.Path))
+			if strings.HasPrefix(p.Digest, linkDigest) {
+				abs = filepath.Dir(abs) // its folder's stamp stands for it
+			}
+			out = append(out, abs)
 		}
 	}
 	return out

@@ -296,7 +296,10 @@ func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (file
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		// A link is listed too, pinned by where it points (fileDigest):
+		// a new one beside a file the code loads (config.js beside the
+		// config.json it required) can take that file's place.
+		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
 			if len(files) >= limit {
 				ok = false
 				return filepath.SkipAll
@@ -307,6 +310,13 @@ func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (file
 	})
 	return files, ok
 }
+
+// linkDigest is the prefix of a symbolic link's digest: what it points to
+// (the link's text), not the content there. Changing a link's text means
+// replacing the link, which changes its folder, so a link needs no stamp of
+// its own in a gate's signature (PinnedPaths leaves it out, and the watch
+// stays on).
+const linkDigest = "symlink:"
 
 // hashCache remembers a file's digest by what stat says of it
 // (safefile.Stamp: size, inode, modification and change times). A hit
@@ -327,6 +337,13 @@ const maxPinnedFile = 256 << 20
 // nothing changed; "" when p cannot be read.
 func fileDigest(p string) string {
 	fi, err := os.Lstat(p)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return ""
+		}
+		return linkDigest + digest.Bytes([]byte(t))
+	}
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
