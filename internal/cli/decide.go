@@ -82,8 +82,8 @@ func (a *app) approveCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if tree := s.TooLarge(); tree != "" {
-			return refused(fmt.Errorf("not approved: %s cannot be pinned: %s holds too many files (%s); nothing was recorded", s.Name, tree, s.Reason),
+		if what := s.TooLarge(); what != "" {
+			return refused(fmt.Errorf("not approved: %s cannot be pinned: %s; nothing was recorded", s.Name, what),
 				"give the server a package of its own (a folder with a package.json or pyproject.toml holding its code alone), then approve it")
 		}
 		if err := a.renderable(g, s, a.getData(g, s)); err != nil {

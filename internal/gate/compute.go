@@ -202,11 +202,11 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 		return PendingApproval, fmt.Sprintf("%s; the approval store cannot be read: %v", why, in.StoreErr),
 			Fix{Text: fix, Steps: []Step{step("approve", name)}}, true
 	}
-	if tree := s.TooLarge(); tree != "" {
+	if what := s.TooLarge(); what != "" {
 		// Past the bound the package cannot be pinned whole, and a pin of
 		// part of it would leave the rest free to change: no approval can
 		// hold, whatever the store says (issue 38, item 6).
-		return PendingApproval, fmt.Sprintf("%s; %s holds more than %d files, too many to pin, so it cannot be approved", why, tree, maxPinnedTree),
+		return PendingApproval, fmt.Sprintf("%s; %s, too much to pin, so it cannot be approved", why, what),
 			Fix{Text: "give the server a package of its own: a folder with a package.json or pyproject.toml holding its code and nothing else, then approve it"}, true
 	}
 	var dec approval.Decision

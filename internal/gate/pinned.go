@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -220,19 +221,34 @@ func (in *Input) notCode(project string) func(p string, dir bool) bool {
 	}
 }
 
-// TooLarge names the folder (project-relative) of a tree pin past
-// maxPinnedTree, or "": such a server cannot be approved.
+// TooLarge says what keeps a server's code from being pinned, or "": a
+// tree past maxPinnedTree files, or a file past maxPinnedFile bytes. Such a
+// server cannot be approved: a pin of part of its code would leave the rest
+// free to change.
 func (s *Server) TooLarge() string {
 	for _, p := range s.Pinned {
 		if dir, base := path.Split(p.Path); base == treeTooLarge {
 			if dir = strings.TrimSuffix(dir, "/"); dir == "" {
-				return "the project"
+				dir = "the project"
 			}
-			return dir
+			return fmt.Sprintf("%s holds more than %d files", dir, maxPinnedTree)
+		}
+		if p.Digest == fileTooLarge {
+			return fmt.Sprintf("%s is larger than %d MiB", p.Path, maxPinnedFile>>20)
+		}
+		if p.Digest == fileUnreadable {
+			return fmt.Sprintf("%s cannot be read", p.Path)
 		}
 	}
 	return ""
 }
+
+// fileTooLarge is the digest of a pinned file past maxPinnedFile, and
+// fileUnreadable of one piagent cannot read.
+const (
+	fileTooLarge   = "too-large"
+	fileUnreadable = "unreadable"
+)
 
 // treeTooLarge stands for the files past maxPinnedTree: it never exists, so
 // the pin never matches and the server asks again (fail closed).

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -329,9 +330,10 @@ type cachedHash struct {
 	digest string
 }
 
-// maxPinnedFile is the largest file whose digest a pin takes; a larger
-// one reads as unreadable, which no approval matches.
-const maxPinnedFile = 256 << 20
+// maxPinnedFile is the largest file whose digest a pin takes; past it,
+// and for a file piagent cannot read, the server cannot be approved
+// (Server.TooLarge).
+var maxPinnedFile int64 = 256 << 20 // a variable for the tests
 
 // fileDigest is the digest of p's content, from the cache when stat says
 // nothing changed; "" when p cannot be read.
@@ -355,6 +357,14 @@ func fileDigest(p string) string {
 	}
 	digestReads.Add(1)
 	data, err := safefile.Read(p, safefile.Options{Max: maxPinnedFile})
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return fileTooLarge // no approval holds while it is there (Server.TooLarge)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Not read, it could change unseen (a file made write-only, then
+		// rewritten): refused like one too large.
+		return fileUnreadable
+	}
 	if err != nil {
 		return ""
 	}

@@ -239,8 +239,49 @@ func TestTreePinTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := g.Server("custom")
-	if s.State != PendingApproval || s.TooLarge() != "the project" || !strings.Contains(s.Reason, "more than 20 files, too many to pin") {
+	if s.State != PendingApproval || s.TooLarge() != "the project holds more than 20 files" || !strings.Contains(s.Reason, "more than 20 files, too much to pin") {
 		t.Fatalf("past the bound: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
+	}
+	maxPinnedTree = old
+
+	// A file past the size bound: read, it would be approved on nothing
+	// (an unreadable file has no digest); it is refused instead.
+	oldSize := maxPinnedFile
+	maxPinnedFile = 1 << 20
+	defer func() { maxPinnedFile = oldSize }()
+	big := filepath.Join(proj, "app", "src", "d000", "big.wasm")
+	if err := os.WriteFile(big, make([]byte, 1<<20+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forgetTreeDigests()
+	g, err = Load(Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ = g.Server("custom")
+	if s.State != PendingApproval || s.TooLarge() != "app/src/d000/big.wasm is larger than 1 MiB" {
+		t.Fatalf("a file past the size bound: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
+	}
+	os.Remove(big)
+
+	// A file piagent cannot read (made write-only): refused too. Root
+	// reads it whatever its mode, so only an ordinary user sees this.
+	if os.Geteuid() == 0 {
+		return
+	}
+	wo := filepath.Join(proj, "app", "src", "d000", "f00001.js")
+	if err := os.Chmod(wo, 0o200); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(wo, 0o644)
+	forgetTreeDigests()
+	g, err = Load(Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ = g.Server("custom")
+	if s.State != PendingApproval || s.TooLarge() != "app/src/d000/f00001.js cannot be read" {
+		t.Fatalf("a write-only file: %s (%s), too large %q", s.State, s.Reason, s.TooLarge())
 	}
 }
 
