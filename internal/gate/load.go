@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/fswatch"
@@ -83,11 +84,12 @@ func load(o Options, sign bool) (*Gate, error) {
 	// changes whether the store counts.
 	watched := append(slices.Clone(view.Consulted), storePath, filepath.Dir(storePath))
 	watched = append(watched, g.PinnedPaths()...)
+	gitDir := filepath.Join(view.Cwd, ".git")
 	for _, t := range g.TreePins {
 		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
-				if d.Name() == ".git" {
-					return filepath.SkipDir
+				if p == gitDir {
+					return filepath.SkipDir // the baseline watches it
 				}
 				watched = append(watched, p) // a new or removed entry changes its folder
 			}
@@ -171,9 +173,18 @@ type Cache struct {
 }
 
 type cached struct {
-	g *Gate
-	w *fswatch.Watch // nil: check the signature every time
+	g       *Gate
+	w       *fswatch.Watch // nil: check the signature every time
+	checked time.Time      // the last check stat by stat
 }
+
+// recheck is how long a cached gate is trusted on its watch's silence
+// alone. inotify does not see every change: a write through a hard link
+// in a folder it does not watch, a write through a shared mapping (seen
+// only at munmap), a write between a file's digest and its stamp. Past
+// it, the signature is checked path by path, so such a change is seen
+// within this long.
+var recheck = 5 * time.Second // a variable for the tests
 
 type cacheKey struct{ home, cwd, configPath string }
 
@@ -192,7 +203,14 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 		// is answered by its stat check before any other caller is.
 		changed, shape, names := e.w.Drain()
 		if !changed {
-			return e.g, nil
+			if time.Since(e.checked) < recheck {
+				return e.g, nil
+			}
+			if e.g.Signature.Valid() {
+				e.checked = time.Now()
+				return e.g, nil
+			}
+			shape = true // something changed that no event named
 		}
 		if !shape {
 			// Only the files the events name, when each is a pinned file
@@ -233,7 +251,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if c.gates == nil {
 		c.gates = map[cacheKey]*cached{}
 	}
-	c.gates[k] = &cached{g: g, w: w}
+	c.gates[k] = &cached{g: g, w: w, checked: time.Now()}
 	return g, nil
 }
 

@@ -47,7 +47,10 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		}
 		if fi.IsDir() {
 			if treeOfDir {
-				found = append(found, in.treeFiles(p)...)
+				// A folder on PYTHONPATH or NODE_PATH is code the server
+				// loads: pinned whole, its folders watched, so a new
+				// json.py there is seen (not a bounded list of its files).
+				roots = append(roots, p)
 				return
 			}
 			pkg := in.packageFiles(p)
@@ -118,8 +121,30 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	}
 	for _, f := range code {
 		if paths.Within(project, f) {
-			roots = append(roots, in.packageRoot(project, filepath.Dir(f)))
+			pkg := in.packageRoot(project, filepath.Dir(f))
+			roots = append(roots, pkg)
+			// Node looks for a package in every node_modules from the
+			// package's folder up (a workspace hoists them to the root),
+			// with no path in the code naming it.
+			for d := filepath.Dir(pkg); paths.Within(project, d); d = filepath.Dir(d) {
+				if fi, err := in.FS.Stat(filepath.Join(d, "node_modules")); err == nil && fi.IsDir() {
+					roots = append(roots, filepath.Join(d, "node_modules"))
+				}
+				if d == project || d == filepath.Dir(d) {
+					break
+				}
+			}
 		}
+	}
+	// A root reached through a link is walked where it really is: WalkDir
+	// does not enter a link, and the code loads the files there.
+	for i, r := range roots {
+		real, inside := realIn(project, r)
+		if !inside {
+			found = append(found, filepath.Join(r, treeLinkedOut))
+			continue
+		}
+		roots[i] = real
 	}
 	trees := outermost(roots)
 	skip := in.notCode(project)
@@ -213,9 +238,12 @@ func (in *Input) notCode(project string) func(p string, dir bool) bool {
 		}
 	}
 	piDir := filepath.Join(project, in.View.ConfigDir)
+	gitDir := filepath.Join(project, ".git")
 	return func(p string, dir bool) bool {
 		if dir {
-			return filepath.Base(p) == ".git" || p == piDir
+			// the project's own .git alone: a .git folder inside a
+			// package (vendor/x/.git) holds files like any other
+			return p == gitDir || p == piDir
 		}
 		return files[p]
 	}
@@ -227,11 +255,17 @@ func (in *Input) notCode(project string) func(p string, dir bool) bool {
 // free to change.
 func (s *Server) TooLarge() string {
 	for _, p := range s.Pinned {
-		if dir, base := path.Split(p.Path); base == treeTooLarge {
-			if dir = strings.TrimSuffix(dir, "/"); dir == "" {
-				dir = "the project"
-			}
+		dir, base := path.Split(p.Path)
+		if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+			dir = "the project"
+		}
+		switch base {
+		case treeTooLarge:
 			return fmt.Sprintf("%s holds more than %d files", dir, maxPinnedTree)
+		case treeUnlisted:
+			return fmt.Sprintf("the folder %s cannot be listed", dir)
+		case treeLinkedOut:
+			return fmt.Sprintf("%s is a link to a folder outside the project", dir)
 		}
 		if p.Digest == fileTooLarge {
 			return fmt.Sprintf("%s is larger than %d MiB", p.Path, maxPinnedFile>>20)
@@ -252,16 +286,31 @@ const (
 
 // treeTooLarge stands for the files past maxPinnedTree: it never exists, so
 // the pin never matches and the server asks again (fail closed).
-const treeTooLarge = ".piagent-tree-too-large"
+// treeUnlisted stands for the files of a folder that could not be listed
+// (walkPinned), treeLinkedOut for those of a folder the package reaches
+// through a link out of the project. Server.TooLarge names each.
+const (
+	treeTooLarge  = ".piagent-tree-too-large"
+	treeUnlisted  = ".piagent-folder-unlisted"
+	treeLinkedOut = ".piagent-linked-out"
+)
 
-// maxTreeFiles bounds what one folder named by a code-loading variable pins.
-const maxTreeFiles = 2000
-
-// treeFiles lists the regular files beneath dir, bounded: a folder on
-// PYTHONPATH or NODE_PATH is code the server loads.
-func (in *Input) treeFiles(dir string) []string {
-	files, _ := walkFiles(dir, maxTreeFiles)
-	return files
+// realIn resolves links in dir: the same folder as a path beneath project
+// (project's own path kept), and whether it is inside the project at all.
+func realIn(project, dir string) (string, bool) {
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil || r == dir {
+		return dir, true
+	}
+	rp, err := filepath.EvalSymlinks(project)
+	if err != nil || !paths.Within(rp, r) {
+		return dir, false
+	}
+	rel, err := filepath.Rel(rp, r)
+	if err != nil {
+		return dir, false
+	}
+	return filepath.Join(project, rel), true
 }
 
 // CodePaths returns the files and the folders a code-loading environment

@@ -276,19 +276,16 @@ func (in *Input) isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// walkFiles lists every regular file under dir — tracked, untracked and
-// ignored alike (node_modules and .venv included: that is code a server
-// runs) — except a .git folder; ok is false past limit files.
-func walkFiles(dir string, limit int) (files []string, ok bool) {
-	return walkPinned(dir, limit, func(p string, isDir bool) bool { return isDir && filepath.Base(p) == ".git" })
-}
-
 // walkPinned lists the regular files beneath dir, bounded, leaving out
 // what skip names (a folder skips its whole tree).
 func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (files []string, ok bool) {
 	ok = true
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			// A folder that cannot be listed (chmod 311) may hold files
+			// the code loads by name: it stands for them, and no approval
+			// holds while it is there (Server.TooLarge).
+			files = append(files, filepath.Join(p, treeUnlisted))
 			return nil
 		}
 		if skip(p, d.IsDir()) {
