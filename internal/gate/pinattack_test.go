@@ -128,6 +128,13 @@ func TestPinAttacks(t *testing.T) {
 				"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./lib/x")`, "srv/lib/x.js": "1"},
 			func(proj string) error { return os.Chmod(filepath.Join(proj, "srv", "lib"), 0o311) },
 			"the folder srv/lib cannot be listed"},
+		{"a file whose name is not UTF-8",
+			map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["srv/server.js"]}}}`,
+				"srv/package.json": `{"name":"srv"}`, "srv/server.js": "1"},
+			func(proj string) error {
+				return os.WriteFile(filepath.Join(proj, "srv", "caf\xe9.js"), []byte("x"), 0o644)
+			},
+			`has a name that is not UTF-8`},
 		{"a package folder linked out of the project",
 			map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["app/server.js"]}}}`,
 				"app/package.json": `{"name":"a"}`, "app/server.js": "1", "ext": "->$ROOT/outside"},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -272,6 +273,11 @@ func (s *Server) TooLarge() string {
 		}
 		if p.Digest == fileUnreadable {
 			return fmt.Sprintf("%s cannot be read", p.Path)
+		}
+		if !utf8.ValidString(p.Path) {
+			// The approval store is JSON: such a name would be kept
+			// altered and never match, asking again for ever.
+			return fmt.Sprintf("%q has a name that is not UTF-8", p.Path)
 		}
 	}
 	return ""
