@@ -55,7 +55,7 @@ type Kept struct {
 
 // Dir is where quarantines are kept: inside piagent's registered folder,
 // which no agent command or tool may write.
-func Dir(home string) string { return filepath.Join(registry.OwnDir(home), "quarantine") }
+func Dir(home string) string { return registry.QuarantineDir(home) }
 
 // Folder is one quarantine's folder.
 func Folder(home, id string) string { return filepath.Join(Dir(home), id) }
@@ -328,7 +328,16 @@ func removeAt(dir int, name string) error {
 
 // openDirAt opens folder rel (slash-separated, "" for dir itself) under
 // dir, one component at a time, following no link.
-func openDirAt(dir int, rel string) (int, error) {
+func openDirAt(dir int, rel string) (int, error) { return walkDirAt(dir, rel, false) }
+
+// mkdirAllAt makes folder rel under dir (piagent's own quarantine) and
+// opens it.
+func mkdirAllAt(dir int, rel string) (int, error) { return walkDirAt(dir, rel, true) }
+
+// walkDirAt opens folder rel under dir one component at a time, following
+// no link and refusing "..", making each missing component when create is
+// set.
+func walkDirAt(dir int, rel string, create bool) (int, error) {
 	fd, err := unix.Openat(dir, ".", dirFlags, 0)
 	if err != nil {
 		return -1, err
@@ -341,30 +350,11 @@ func openDirAt(dir int, rel string) (int, error) {
 			unix.Close(fd)
 			return -1, errors.New("a path that climbs out")
 		}
-		next, err := unix.Openat(fd, c, dirFlags, 0)
-		unix.Close(fd)
-		if err != nil {
-			return -1, err
-		}
-		fd = next
-	}
-	return fd, nil
-}
-
-// mkdirAllAt makes folder rel under dir (piagent's own quarantine) and
-// opens it.
-func mkdirAllAt(dir int, rel string) (int, error) {
-	fd, err := unix.Openat(dir, ".", dirFlags, 0)
-	if err != nil {
-		return -1, err
-	}
-	for _, c := range strings.Split(rel, "/") {
-		if c == "" {
-			continue
-		}
-		if err := unix.Mkdirat(fd, c, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-			unix.Close(fd)
-			return -1, err
+		if create {
+			if err := unix.Mkdirat(fd, c, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+				unix.Close(fd)
+				return -1, err
+			}
 		}
 		next, err := unix.Openat(fd, c, dirFlags, 0)
 		unix.Close(fd)

@@ -17,7 +17,7 @@ import (
 )
 
 // SessionDir holds the baselines of the sessions piagent pi runs.
-func SessionDir(home string) string { return filepath.Join(registry.OwnDir(home), "sessions") }
+func SessionDir(home string) string { return registry.SessionsDir(home) }
 
 // maxFile bounds a baseline file: the kept content, base64, and the rest.
 const maxFile = maxTotal*4/3 + maxEntries*1024

@@ -104,12 +104,7 @@ func (g *Gate) editable(p string) bool {
 	pinned := false
 	for i := range g.Servers {
 		s := &g.Servers[i]
-		for _, f := range s.Pinned {
-			if f.Path == rel {
-				pinned = true
-				break
-			}
-		}
+		pinned = pinned || pinnedAt(s.Pinned, rel) >= 0
 		if names(s.Config, base) {
 			return false // a definition names it (make -f, a runner's file)
 		}
@@ -152,16 +147,20 @@ func (in *Input) repin(prev []PinnedFile) []PinnedFile {
 		if err != nil {
 			continue
 		}
-		rel = filepath.ToSlash(rel)
-		// The list is sorted by path (pinned sorts it); a scan stands in
-		// should it ever not be.
-		i, ok := slices.BinarySearchFunc(out, rel, func(f PinnedFile, r string) int { return strings.Compare(f.Path, r) })
-		if !ok {
-			i = slices.IndexFunc(out, func(f PinnedFile) bool { return f.Path == rel })
-		}
-		if i >= 0 {
+		if i := pinnedAt(out, filepath.ToSlash(rel)); i >= 0 {
 			out[i].Digest = fileDigest(p)
 		}
 	}
 	return out
 }
+
+// pinnedAt is the index of rel in a server's pinned files, or -1: the
+// list is sorted by path (pinned sorts it so).
+func pinnedAt(list []PinnedFile, rel string) int {
+	if i, ok := slices.BinarySearchFunc(list, rel, byPath); ok {
+		return i
+	}
+	return -1
+}
+
+func byPath(f PinnedFile, rel string) int { return strings.Compare(f.Path, rel) }

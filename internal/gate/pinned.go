@@ -174,6 +174,8 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		}
 		out = append(out, pf)
 	}
+	// Sorted by the path as shown, which pinnedAt's search relies on.
+	slices.SortFunc(out, func(a, b PinnedFile) int { return byPath(a, b.Path) })
 	for _, tree := range trees {
 		in.treePins = append(in.treePins, tree)
 		rel, _ := filepath.Rel(project, tree)

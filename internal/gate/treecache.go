@@ -36,7 +36,7 @@ const maxTreeCache = 200000
 
 // TreeCachePath is the file under home that holds the tree digests.
 func TreeCachePath(home string) string {
-	return filepath.Join(registry.OwnDir(home), "tree-digests")
+	return registry.TreeDigests(home)
 }
 
 // digestReads counts the files fileDigest had to read (tests and

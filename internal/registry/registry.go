@@ -115,6 +115,16 @@ func LaunchDir(home string) string { return filepath.Join(OwnDir(home), "launch"
 // SetupRecord is what `piagent setup` installed.
 func SetupRecord(home string) string { return filepath.Join(OwnDir(home), "setup.json") }
 
+// QuarantineDir holds what the session's record found changed and put
+// back (internal/baseline).
+func QuarantineDir(home string) string { return filepath.Join(OwnDir(home), "quarantine") }
+
+// SessionsDir holds each running launcher's record of the project.
+func SessionsDir(home string) string { return filepath.Join(OwnDir(home), "sessions") }
+
+// TreeDigests is the gate's cache of the digests of files pinned whole.
+func TreeDigests(home string) string { return filepath.Join(OwnDir(home), "tree-digests") }
+
 // ExtensionDir is where `piagent extension path` writes the extension of
 // one version.
 func ExtensionDir(home, version string) string {
@@ -188,7 +198,7 @@ func List(in Input) []Entry {
 	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
 	watch(add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins"))
 	add(CataloguePins(home)+".lock", false, Piagent, "the catalogue pins' lock")
-	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension, Pi's temporary folder under piagent pi (its code caches)")
+	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension, Pi's temporary folder under piagent pi (its code caches), the sessions' records, the quarantine, the tree digests")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
 	for _, b := range in.Binaries {
 		add(b, false, Piagent, "piagent's own executable")
