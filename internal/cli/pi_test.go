@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,6 +33,19 @@ func fakePi(t *testing.T, script string) (Env, *bytes.Buffer) {
 	// The launcher asks Pi's version first.
 	if err := os.WriteFile(pi, []byte("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 0.86.1; exit 0; fi\n"+script), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// A parallel test's fork may still hold the write descriptor open for
+	// a moment (golang/go#22315): exec then fails with "text file busy".
+	// Wait until the script runs, so the launcher's own probe does not
+	// meet it (seen once in CI as the ordinary user).
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := exec.Command(pi, "--version").Run()
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s stays busy: %v", pi, err)
+		}
 	}
 	var stderr bytes.Buffer
 	return Env{
