@@ -140,6 +140,18 @@ func (d *Data) Get(projectKey, server string) (Decision, bool) {
 	return dec.clone(), true
 }
 
+// Peek is Get without the copy, for readers on a hot path (the gate reads
+// a decision's files for every call after an edit): what it returns shares
+// the store's maps and must not be changed.
+func (d *Data) Peek(projectKey, server string) (Decision, bool) {
+	p := d.projects[projectKey]
+	if p == nil {
+		return Decision{}, false
+	}
+	dec, ok := p.servers[server]
+	return dec, ok
+}
+
 // Set records dec for server in project, replacing any earlier decision.
 func (d *Data) Set(projectKey, server string, dec Decision) {
 	if d.projects == nil {

@@ -89,8 +89,10 @@ func Of(v any) (string, error) {
 var encoders = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 256)} }}
 
 // Bytes returns "sha256:" + hex(sha256(data)), the digest of a pinned file.
-func Bytes(data []byte) string {
-	sum := sha256.Sum256(data)
+func Bytes(data []byte) string { return Sum(sha256.Sum256(data)) }
+
+// Sum is Bytes for content already hashed.
+func Sum(sum [sha256.Size]byte) string {
 	var out [len(Prefix) + 2*sha256.Size]byte
 	copy(out[:], Prefix)
 	hex.Encode(out[len(Prefix):], sum[:])

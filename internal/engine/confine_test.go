@@ -1,15 +1,20 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/baseline"
+	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
 )
 
@@ -247,5 +252,160 @@ func TestIntegrityLauncherBaseline(t *testing.T) {
 	plant()
 	if d := en.Check(readCall()); d.Code != CodeIntegrity || !strings.Contains(d.Reason, "could not be read") {
 		t.Fatalf("forged baseline: %+v", d)
+	}
+}
+
+// Issue 46: a write beside the watched roots (README.md beside .pi,
+// .git/index beside .git/hooks) is answered without comparing with the
+// baseline; a hook planted after such writes, and a .git replaced by a
+// file, are still seen. Not parallel: it counts comparisons.
+func TestIntegrityIgnoresWritesBeside(t *testing.T) {
+	home, proj := registryWorld(t)
+	en := &Engine{Home: home, Cwd: proj}
+	if d := en.Check(readCall()); !d.Allowed() {
+		t.Fatalf("first call: %+v", d)
+	}
+	before := compares.Load()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(proj, "README.md"), []byte{byte('a' + i)}, 0o644)
+		os.WriteFile(filepath.Join(proj, ".git", "index"), []byte{byte('a' + i)}, 0o644)
+		os.Mkdir(filepath.Join(proj, fmt.Sprintf("build%d", i)), 0o755) // a folder beside
+		if d := en.Check(readCall()); !d.Allowed() {
+			t.Fatalf("after a write beside: %+v", d)
+		}
+	}
+	if n := compares.Load() - before; n != 0 {
+		t.Errorf("%d comparisons with the baseline after writes beside the roots, want 0", n)
+	}
+	os.WriteFile(filepath.Join(proj, "README.md"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(proj, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\n"), 0o755)
+	if d := en.Check(readCall()); d.Code != CodeIntegrity {
+		t.Fatalf("a hook planted beside a write: %+v", d)
+	}
+	if compares.Load() == before {
+		t.Error("the planted hook was not compared")
+	}
+
+	// .git swapped for a gitdir: file (an event on an ancestor of a root)
+	en = &Engine{Home: home, Cwd: proj}
+	en.Check(readCall())
+	if err := os.Rename(filepath.Join(proj, ".git"), filepath.Join(proj, "real-git")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(proj, ".git"), []byte("gitdir: real-git\n"), 0o644)
+	if d := en.Check(readCall()); d.Code != CodeIntegrity {
+		t.Fatalf(".git replaced by a file: %+v", d)
+	}
+}
+
+// Issue 46: where paths lead is remembered across a write in the project
+// (the read after an edit resolves nothing again), and a file replaced by
+// a link to a folder is seen for the paths below it, remembered missing. Not parallel: it
+// counts resolutions.
+func TestLinkCacheAfterWrite(t *testing.T) {
+	home, proj := registryWorld(t)
+	os.MkdirAll(filepath.Join(proj, "src"), 0o755)
+	os.WriteFile(filepath.Join(proj, "src", "main.go"), []byte("package main\n"), 0o644)
+	secrets := filepath.Join(home, ".ssh")
+	os.MkdirAll(secrets, 0o700)
+	os.WriteFile(filepath.Join(secrets, "notes.txt"), []byte("key\n"), 0o600)
+	en := &Engine{Home: home, Cwd: proj}
+	under := guard.Call{ToolName: "read", Input: map[string]any{"path": "keys/notes.txt"}}
+	for range 2 {
+		if d := en.Check(readCall()); !d.Allowed() {
+			t.Fatalf("read: %+v", d)
+		}
+		if d := en.Check(under); !d.Allowed() {
+			t.Fatalf("read of keys/notes.txt, missing: %+v", d)
+		}
+	}
+	before := resolutions.Load()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(proj, "README.md"), []byte{byte('a' + i)}, 0o644)
+		if d := en.Check(readCall()); !d.Allowed() {
+			t.Fatalf("read after a write: %+v", d)
+		}
+	}
+	if n := resolutions.Load() - before; n != 0 {
+		t.Errorf("%d paths resolved again after writes of README.md, want 0", n)
+	}
+	// keys, missing, becomes a link to ~/.ssh (an event naming a file, not
+	// a folder): keys/notes.txt now leads there
+	if err := os.Symlink(secrets, filepath.Join(proj, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	if d := en.Check(under); d.Allowed() {
+		t.Fatalf("read of keys/notes.txt, keys now a link into ~/.ssh: %+v", d)
+	}
+	// and a store remembered missing under a folder that becomes a link to
+	// piagent's own (what piagent resolves for its own files)
+	store := guard.Call{ToolName: "write", Input: map[string]any{"path": "state/piagent-mcp-approvals.json", "content": "{}"}}
+	if d := en.Check(store); !d.Allowed() {
+		t.Fatalf("write under a missing folder: %+v", d)
+	}
+	os.WriteFile(filepath.Join(proj, "README.md"), []byte("z"), 0o644)
+	en.Check(readCall())
+	if err := os.Symlink(filepath.Join(home, ".pi"), filepath.Join(proj, "state")); err != nil {
+		t.Fatal(err)
+	}
+	if d := en.Check(store); d.Allowed() {
+		t.Fatalf("write of state/piagent-mcp-approvals.json, state now a link to ~/.pi: %+v", d)
+	}
+}
+
+// Issue 46: after an edit of a file a server pins, the snapshot is judged
+// again from the refreshed gate, reusing the policy, the mode and the
+// adapter's cache; the server's state follows the file each time. Not
+// parallel: it counts the parts computed.
+func TestSnapshotAfterPinnedEdit(t *testing.T) {
+	home, proj := registryWorld(t)
+	// x.js, which the definition names, has no manifest above it: its
+	// package, pinned whole, is the project; lib.js is one of its files
+	code := filepath.Join(proj, "lib.js")
+	os.WriteFile(filepath.Join(proj, "x.js"), []byte("require('./lib.js')\n"), 0o644)
+	os.WriteFile(code, []byte("// approved\n"), 0o644)
+	g, err := gate.Load(gate.Options{Home: home, Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := g.Server("evil")
+	files := map[string]string{}
+	for _, p := range s.Pinned {
+		files[p.Path] = p.Digest
+	}
+	if files["lib.js"] == "" {
+		t.Fatalf("lib.js is not pinned: %+v", s.Pinned)
+	}
+	if err := approval.Open(registry.ApprovalStore(home)).Update(func(d *approval.Data) error {
+		d.Set(g.Project, "evil", approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: "2026-12-06T00:00:00Z", Files: files})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(safefile.RacyWindow)
+	call := guard.Call{ToolName: "mcp", Input: map[string]any{"tool": "echo", "server": "evil"}}
+	en := &Engine{Home: home, Cwd: proj}
+	if d := en.Check(call); !d.Allowed() {
+		t.Fatalf("approved: %+v", d)
+	}
+	before := partsComputed.Load()
+	for i := range 4 {
+		body, want := "// changed\n", false
+		if i%2 == 1 {
+			body, want = "// approved\n", true
+		}
+		os.WriteFile(code, []byte(body), 0o644)
+		if d := en.Check(call); d.Allowed() != want {
+			t.Fatalf("edit %d (%q): allowed %v, want %v: %+v", i, body, d.Allowed(), want, d)
+		}
+	}
+	if n := partsComputed.Load() - before; n != 0 {
+		t.Errorf("the policy and the rest read again %d times after edits of a pinned file, want 0", n)
+	}
+	// the control: a change of the policy itself is read
+	os.WriteFile(registry.UserPolicy(home), []byte(`{"version": 1}`), 0o644)
+	en.Check(call)
+	if partsComputed.Load() == before {
+		t.Error("a new policy file was not read")
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/piagent/piagent/internal/baseline"
@@ -61,6 +62,7 @@ type Engine struct {
 	mu          sync.Mutex
 	cache       gate.Cache
 	links       linkCache // where paths lead, between changes
+	parts       snapshotParts
 	snap        *guard.Snapshot
 	snapGate    *gate.Gate
 	session     *policy.SessionState
@@ -152,6 +154,39 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 	if g == en.snapGate && en.snap != nil {
 		return en.snap, nil
 	}
+	if en.session == nil {
+		en.session = policy.NewSessionState()
+	}
+	if !g.Refreshes(en.snapGate) || en.snap == nil {
+		en.parts = en.snapshotParts(g)
+	}
+	p := en.parts
+	en.snap = guard.NewSnapshot(g, guard.Options{
+		Cache:       p.mc,
+		AdapterPath: en.getenv("PIAGENT_ADAPTER_PATH"),
+		Protected:   en.Protected,
+		Binaries:    en.Binaries,
+		Registry:    p.reg,
+		RegistrySet: p.set,
+		Resolve:     en.links.resolve,
+		Policy:      p.pol,
+		Facts: policy.Facts{Home: en.Home, Cwd: en.Cwd, ProjectRoot: en.Cwd, RealPath: en.links.realPath, Glob: glob, Tree: tree,
+			Mode: p.mode, Session: en.session},
+		// What each usable server offered the model, against its pin; a
+		// first sight is pinned here.
+		Catalogues: en.catalogues(g, p.mc, p.askFirst),
+	})
+	en.snapGate = g
+	return en.snap, nil
+}
+
+// snapshotParts are what a snapshot takes from the files beside the gate
+// (the adapter's cache, the policy with the registry's secrets, the mode),
+// all of them in the gate's signature: a gate refreshed from the last one
+// (gate.Gate.Refreshes) keeps them, and only the servers' states and
+// catalogues are judged again (issue 46: the answer after an edit).
+func (en *Engine) snapshotParts(g *gate.Gate) snapshotParts {
+	partsComputed.Add(1)
 	agentDir := g.View.AgentDir
 	mc, err := mcpcache.Load(registry.AdapterCache(agentDir))
 	if err != nil {
@@ -175,9 +210,6 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 		}
 	}
 	pol = pol.WithSecrets(secretFiles, secretDirs)
-	if en.session == nil {
-		en.session = policy.NewSessionState()
-	}
 	mode, merr := policy.ProjectModeChoice(en.Home, g.Project)
 	if merr != nil {
 		mode = policy.ModeReadOnly // fail closed to the narrowest mode
@@ -185,22 +217,19 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 	if en.sessionMode != "" {
 		mode = en.sessionMode
 	}
-	en.snap = guard.NewSnapshot(g, guard.Options{
-		Cache:       mc,
-		AdapterPath: en.getenv("PIAGENT_ADAPTER_PATH"),
-		Protected:   en.Protected,
-		Binaries:    en.Binaries,
-		Registry:    reg,
-		Resolve:     en.links.resolve,
-		Policy:      pol,
-		Facts: policy.Facts{Home: en.Home, Cwd: en.Cwd, ProjectRoot: en.Cwd, RealPath: en.links.realPath, Glob: glob, Tree: tree,
-			Mode: mode, Session: en.session},
-		// What each usable server offered the model, against its pin; a
-		// first sight is pinned here.
-		Catalogues: en.catalogues(g, mc),
-	})
-	en.snapGate = g
-	return en.snap, nil
+	return snapshotParts{mc: mc, pol: pol, reg: reg, set: registry.NewSet(reg), mode: mode, askFirst: en.askFirst()}
+}
+
+// partsComputed counts snapshotParts (tests).
+var partsComputed atomic.Int64
+
+type snapshotParts struct {
+	mc       *mcpcache.Cache
+	pol      *policy.Policy
+	reg      []registry.Entry
+	set      *registry.Set
+	mode     string
+	askFirst bool
 }
 
 // decide answers a tool call, failing closed when the gate cannot be
@@ -580,8 +609,8 @@ func stateOf(g *gate.Gate, quiet bool) State {
 // catalogues are the adapter cache's catalogue states, and what Pi's
 // built-in client reported for servers the cache does not have. Called with
 // s.mu held.
-func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, en.askFirst(), time.Now())
+func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache, askFirst bool) map[string]*catalogue.State {
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, askFirst, time.Now())
 	for name, st := range out {
 		if st.FirstSight {
 			en.firstSeen = append(en.firstSeen, firstSeen(name, st))

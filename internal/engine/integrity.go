@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/fswatch"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // integrity watches the paths inside the project that decide what Pi loads
@@ -37,7 +39,14 @@ type integrity struct {
 	// compare: the next call compares whatever the watch says (the
 	// launcher's baseline is older than the watch)
 	compare bool
+	// roots are the watched paths, absolute: an event on anything else in
+	// their folders (a write of README.md beside .pi, of .git/index beside
+	// .git/hooks) needs no comparison (issue 46: the answer after an edit)
+	roots []string
 }
+
+// compares counts the comparisons with the baseline (tests).
+var compares atomic.Int64
 
 func newIntegrity(home, project, configDir, launched string) *integrity {
 	in := &integrity{home: home}
@@ -65,6 +74,7 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 		trees = append(trees, p)
 		parents = append(parents, filepath.Dir(p))
 	}
+	in.roots = trees
 	in.watch = watchFolders(trees, parents)
 	if in.base == nil {
 		s, err := baseline.Take(project, roots)
@@ -80,10 +90,14 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 // changed lists the roots changed since the baseline during this session,
 // after putting them back.
 func (in *integrity) changed() []string {
-	if in.watch != nil && !in.watch.Changed() && in.failed == "" && !in.compare {
-		return in.tripped
+	if in.watch != nil && in.failed == "" && !in.compare {
+		changed, _, lost, names := in.watch.DrainAll()
+		if !changed || !lost && !in.touches(names) {
+			return in.tripped
+		}
 	}
 	in.compare = false
+	compares.Add(1)
 	if in.failed != "" {
 		return []string{in.failed}
 	}
@@ -109,6 +123,20 @@ func (in *integrity) changed() []string {
 		in.failed = "cannot put the changed files back: " + err.Error()
 	}
 	return in.tripped
+}
+
+// touches reports whether an event named by the watch can be about a
+// root: the root, a path inside it, or a folder on the way to it (an event
+// on a watched folder itself).
+func (in *integrity) touches(names []string) bool {
+	for _, n := range names {
+		for _, r := range in.roots {
+			if paths.Within(r, n) || paths.Within(n, r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reason is the block's text for a tripped watch.

@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/piagent/piagent/internal/fswatch"
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // linkCache remembers where paths really lead, for the checks every tool
@@ -14,8 +16,10 @@ import (
 // on the way, each time, otherwise). Only paths with no symbolic link on
 // the way are remembered, and every folder on their way is watched: a
 // link, rename or removal anywhere on the way is an event in a watched
-// folder, and any event forgets everything. Without a watch (not Linux, no
-// inotify) nothing is remembered.
+// folder. An event on a file forgets the paths at and below it; one on a
+// folder (created, moved, removed, its own attributes) or one the watch
+// cannot name forgets everything. Without a watch (not Linux, no inotify)
+// nothing is remembered.
 type linkCache struct {
 	mu      sync.Mutex
 	w       *fswatch.Watch
@@ -61,8 +65,8 @@ func (c *linkCache) fresh() bool {
 	}
 	if !c.drained {
 		c.drained = true
-		if c.w.Changed() {
-			c.reset()
+		if changed, shape, names := c.w.Drain(); changed {
+			c.forget(shape, names)
 		}
 	}
 	if len(c.real)+len(c.exists) > cacheLimit {
@@ -70,6 +74,37 @@ func (c *linkCache) fresh() bool {
 	}
 	return c.w != nil
 }
+
+// forget drops what the events named can have changed: the paths at and
+// below each name (a file replaced by a link to a folder leads the paths
+// below it elsewhere), or everything for an event on a folder or one
+// without a name (issue 46: a write in the project no longer costs every
+// path's resolution again).
+func (c *linkCache) forget(shape bool, names []string) {
+	if shape {
+		c.reset()
+		return
+	}
+	for _, n := range names {
+		if c.watched[n] {
+			c.reset() // the folder itself: its mode decides every path below
+			return
+		}
+		for k := range c.real {
+			if paths.Within(n, k) {
+				delete(c.real, k)
+			}
+		}
+		for k := range c.exists {
+			if paths.Within(n, k) {
+				delete(c.exists, k)
+			}
+		}
+	}
+}
+
+// resolutions counts the paths resolved outside the cache (tests).
+var resolutions atomic.Int64
 
 // watchWay watches every folder from p's parent up to the root. A folder
 // that does not exist is skipped: its creation is an event in the folder
@@ -99,6 +134,7 @@ func (c *linkCache) realPath(p string) (string, bool) {
 		}
 		return p, true
 	}
+	resolutions.Add(1)
 	r, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		// missing: remembered when no link leads to where it would be
@@ -121,6 +157,7 @@ func (c *linkCache) resolve(p string) string {
 	if r, ok := c.real[p]; use && ok {
 		return r
 	}
+	resolutions.Add(1)
 	r := resolve(p)
 	if use && r == p && p != "" && c.watchWay(p) {
 		c.real[p] = r

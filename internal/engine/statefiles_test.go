@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"github.com/piagent/piagent/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,7 @@ func within(t *testing.T, what string, fn func() error) error {
 	go func() { done <- fn() }()
 	select {
 	case err := <-done:
-		if d := time.Since(start); d > 100*time.Millisecond {
+		if d := time.Since(start); d > testenv.Slow(100*time.Millisecond) {
 			t.Errorf("%s took %v", what, d)
 		}
 		return err

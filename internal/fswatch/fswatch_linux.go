@@ -98,13 +98,25 @@ const maxNames = 4096
 // an entry's path in its watched folder, or the folder itself for an event
 // on it. names is complete only while shape is false.
 func (w *Watch) Drain() (changed, shape bool, names []string) {
+	changed, folders, lost, names := w.DrainAll()
+	return changed, folders || lost, names
+}
+
+// DrainAll is Drain with shape told apart: folders is set when a folder
+// was created, moved in or out, or deleted in a watched folder (named in
+// names like any entry); lost when names cannot be complete (a queue that
+// overflowed, a watched folder itself deleted or moved, too many names).
+// A caller that knows which names matter to it can then ignore a folder
+// made beside them (issue 46: a folder made anywhere in /tmp, an
+// ancestor of every test's project, no longer costs a full check).
+func (w *Watch) DrainAll() (changed, folders, lost bool, names []string) {
 	if w == nil || w.broken {
-		return true, true, nil
+		return true, true, true, nil
 	}
 	for {
 		n, err := unix.Read(w.fd, w.buf[:])
 		if n <= 0 || err != nil {
-			return changed, shape, names
+			return changed, folders, lost, names
 		}
 		changed = true
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
@@ -112,15 +124,15 @@ func (w *Watch) Drain() (changed, shape bool, names []string) {
 			const folder = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_DELETE
 			switch {
 			case ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
-				shape = true
+				lost = true
 			case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
-				shape = true
+				folders = true
 			}
-			if !shape {
+			if !lost {
 				dir, ok := w.dirs[ev.Wd]
 				switch {
 				case !ok || len(names) >= maxNames:
-					shape = true
+					lost = true
 				case ev.Len == 0:
 					names = append(names, dir)
 				default:

@@ -14,4 +14,7 @@ func (w *Watch) ChangedShape() (bool, bool) { return true, true }
 func (w *Watch) Drain() (bool, bool, []string) {
 	return true, true, nil
 }
+func (w *Watch) DrainAll() (bool, bool, bool, []string) {
+	return true, true, true, nil
+}
 func (w *Watch) Close() {}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -113,5 +114,19 @@ func TestDrainNames(t *testing.T) {
 	}
 	if changed, _, names := w.Drain(); changed || len(names) > 0 {
 		t.Fatalf("drained twice: changed %v names %v", changed, names)
+	}
+	// DrainAll names a folder made, moved or removed, and says it was one
+	sub := filepath.Join(dir, "sub2")
+	os.Mkdir(sub, 0o755)
+	os.Rename(sub, sub+"x")
+	os.Remove(sub + "x")
+	changed, folders, lost, names := w.DrainAll()
+	if !changed || !folders || lost || !slices.Equal(names, []string{sub, sub, sub + "x", sub + "x"}) {
+		t.Fatalf("folders: changed %v folders %v lost %v names %v", changed, folders, lost, names)
+	}
+	// a watched folder removed: what follows cannot be named
+	os.RemoveAll(dir)
+	if _, _, lost, _ := w.DrainAll(); !lost {
+		t.Fatal("the watched folder removed: not lost")
 	}
 }

@@ -327,6 +327,16 @@ func TestCacheAfterUnrelatedWrite(t *testing.T) {
 	if g4, _ := c.Get(o); g4 != g3 {
 		t.Error("a write beside the files the gate read recomputed it")
 	}
+	// a folder made beside them, on the way to nothing the gate read:
+	// neither a recomputation nor a new watch (the watch still sees what
+	// follows)
+	if err := os.Mkdir(filepath.Join(proj, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := c.gates[cacheKey{o.Home, o.Cwd, o.ConfigPath}].w
+	if g, _ := c.Get(o); g != g3 || c.gates[cacheKey{o.Home, o.Cwd, o.ConfigPath}].w != w {
+		t.Error("a folder beside the files the gate read recomputed it or its watch")
+	}
 	// .pi/mcp.json is missing and so is .pi: a folder that appears (the
 	// gate stays valid, the watch must grow), then the file in it
 	if err := os.Mkdir(filepath.Join(proj, ".pi"), 0o755); err != nil {

@@ -49,6 +49,12 @@ type Input struct {
 	// files in changed are digested again.
 	reuse   map[*mcpconfig.Server][]PinnedFile
 	changed map[string]bool
+	stamps  map[string]safefile.Stamp // changed's new stamps
+	// prev, set with reuse, is each server as the refreshed gate judged
+	// it: one no changed file touches is kept, and one whose approval
+	// was compared file by file is compared again for the changed files
+	// alone (Input.refreshed).
+	prev map[*mcpconfig.Server]*Server
 }
 
 // sideBySide is how many servers make judging them side by side worth
@@ -113,6 +119,11 @@ func (in *Input) serversSideBySide(out []Server, direct directEnv, workers int) 
 }
 
 func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
+	if prev, ok := in.prev[cs]; ok {
+		if s, ok := in.refreshed(prev); ok {
+			return s
+		}
+	}
 	s := Server{Name: cs.Name, Config: cs, Repository: cs.RepositoryControlled}
 	s.Prefix = toolname.EffectiveMode(cs.Entry["toolPrefix"], in.View.Settings["toolPrefix"])
 	s.DirectTools = direct.enabled(cs.Name, cs.Entry, in.View.Settings)
@@ -149,6 +160,13 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 			}
 		}
 	}
+	return in.usable(s)
+}
+
+// usable is the rest of a server's judgement once no approval blocks it:
+// its command on PATH, its variables, its login.
+func (in *Input) usable(s Server) Server {
+	cs, name := s.Config, s.Name
 	if cmd, ok := in.missingCommand(cs.Entry); ok {
 		s.State, s.Command = NeedsCommand, cmd
 		s.Reason = fmt.Sprintf("%s is not on PATH", cmd)
@@ -183,7 +201,7 @@ func (in *Input) switchedOff(name string) bool {
 	if in.Store == nil {
 		return false
 	}
-	dec, ok := in.Store.Get(in.Project, name)
+	dec, ok := in.Store.Peek(in.Project, name)
 	return ok && dec.Off
 }
 
@@ -212,7 +230,7 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 	var dec approval.Decision
 	ok := false
 	if in.Store != nil {
-		dec, ok = in.Store.Get(in.Project, name)
+		dec, ok = in.Store.Peek(in.Project, name) // read only: dec.Files is the store's
 	}
 	switch {
 	case !ok:
@@ -224,23 +242,32 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 	case dec.Digest != s.Digest:
 		return ApprovalChanged, "approved, but the repository's definition changed since", review, true
 	}
-	for i := range s.Pinned {
-		p := &s.Pinned[i]
-		p.Recorded = dec.Files[p.Path]
-	}
 	if len(s.Pinned) > 0 && dec.Files == nil {
 		return ApprovalChanged, "approved, but pinned files not recorded (decision made by an older piagent)", review, true
 	}
-	var changed []PinnedFile
-	for _, p := range s.Pinned {
+	pc := pinCheck{made: true, files: len(dec.Files)}
+	for i := range s.Pinned {
+		p := &s.Pinned[i]
+		var ok bool
+		if p.Recorded, ok = dec.Files[p.Path]; ok && (i == 0 || s.Pinned[i-1].Path != p.Path) {
+			pc.recorded++
+		}
 		if p.Changed() {
-			changed = append(changed, p)
+			pc.changed = append(pc.changed, i)
 		}
 	}
-	if len(changed) > 0 {
-		p, more := changed[0], ""
-		if len(changed) > 1 {
-			more = fmt.Sprintf(" (and %d more files)", len(changed)-1)
+	s.pins = pc
+	return in.pinVerdict(s)
+}
+
+// pinVerdict is decision's last step, the pinned files against the
+// record (s.pins): a blocking state, or "" when they match.
+func (in *Input) pinVerdict(s *Server) (state, reason string, fix Fix, decided bool) {
+	review := run(step("get", s.Name), step("approve", s.Name))
+	if ch := s.pins.changed; len(ch) > 0 {
+		p, more := s.Pinned[ch[0]], ""
+		if len(ch) > 1 {
+			more = fmt.Sprintf(" (and %d more files)", len(ch)-1)
 		}
 		switch {
 		case p.Digest == "":
@@ -250,13 +277,14 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 		}
 		return ApprovalChanged, fmt.Sprintf("approved, but %s changed since%s", p.Path, more), review, true
 	}
-	pinned := make(map[string]bool, len(s.Pinned))
-	for _, p := range s.Pinned {
-		pinned[p.Path] = true
-	}
-	for path := range dec.Files {
-		if !pinned[path] {
-			return ApprovalChanged, fmt.Sprintf("approved, but the definition no longer runs %s", path), review, true
+	if s.pins.files > s.pins.recorded {
+		// a recorded file the definition no longer pins (Pinned is
+		// sorted by path, and its paths are distinct)
+		dec, _ := in.Store.Peek(in.Project, s.Name)
+		for path := range dec.Files {
+			if pinnedAt(s.Pinned, path) < 0 {
+				return ApprovalChanged, fmt.Sprintf("approved, but the definition no longer runs %s", path), review, true
+			}
 		}
 	}
 	return "", "", Fix{}, true

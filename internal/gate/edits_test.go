@@ -84,7 +84,7 @@ func TestAfterEditsMatchesLoad(t *testing.T) {
 		}},
 		{"folder", func() error { return os.MkdirAll(filepath.Join(app, "src", fmt.Sprintf("x%d", r.Int())), 0o755) }},
 	}
-	before := refreshes.Load()
+	before, compares := refreshes.Load(), compared.Load()
 	for i := range 120 {
 		st := steps[r.IntN(len(steps))]
 		if i < 3 {
@@ -113,7 +113,11 @@ func TestAfterEditsMatchesLoad(t *testing.T) {
 	if n := refreshes.Load() - before; n < 10 {
 		t.Fatalf("the watch's names refreshed the gate %d times in 120 steps: the fast path was not exercised", n)
 	}
-	t.Logf("120 steps, %d answered from the watch's names, each equal to a fresh load", refreshes.Load()-before)
+	if n := compared.Load() - compares; n < 10 {
+		t.Fatalf("the server was compared again for its changed files alone %d times in 120 steps", n)
+	}
+	t.Logf("120 steps, %d answered from the watch's names (%d by comparing the changed files alone), each equal to a fresh load",
+		refreshes.Load()-before, compared.Load()-compares)
 }
 
 // TestAfterEditsRunnerScript: a package.json's content decides which files

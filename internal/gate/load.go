@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
@@ -163,6 +164,66 @@ func (s Signature) valid() bool {
 	return true
 }
 
+// onTheWay reports whether a name is a path the gate read or a folder
+// above one.
+func (g *Gate) onTheWay(names []string) bool {
+	if g.ways == nil {
+		g.ways = map[string]bool{}
+		for _, st := range g.Signature {
+			for p := st.path; !g.ways[p]; p = filepath.Dir(p) {
+				g.ways[p] = true
+				if filepath.Dir(p) == p {
+					break
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		if g.ways[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// settle is Valid for a signature taken while some files were just
+// written: such a stamp holds the content's digest (safefile.RacyWindow),
+// and once its times are old enough the same file stamps without one. A
+// stamp that differs only so is checked by its content, read again, and
+// updated where it is when the content is the same; any other difference
+// is a change. Without it, every edit was followed by a full reload at
+// the next re-check (about 0.3 s in a 10,000-file tree pin).
+func (s Signature) settle() bool {
+	for i, old := range s {
+		cur := stampOf(old.path)
+		if cur == old {
+			continue
+		}
+		if !settledSame(old.Stamp, cur.Stamp, old.path) {
+			return false
+		}
+		s[i] = cur
+	}
+	return true
+}
+
+// settledSame reports whether cur, a settled stamp, is old's file with the
+// same content: every field equal but the digest old held while racy, and
+// the content now hashing to it.
+func settledSame(old, cur safefile.Stamp, path string) bool {
+	unreadable := [sha256.Size]byte{1}
+	if old.Sum == ([sha256.Size]byte{}) || old.Sum == unreadable || cur.Sum != ([sha256.Size]byte{}) {
+		return false
+	}
+	bare := old
+	bare.Sum = cur.Sum
+	if bare != cur {
+		return false
+	}
+	data, err := safefile.Read(path, safefile.Options{Max: 1 << 20})
+	return err == nil && sha256.Sum256(data) == old.Sum
+}
+
 // Cache keeps computed gates by project until their signature changes.
 // Each gate's folders are watched (fswatch): while nothing happened in
 // them, the gate is reused without a stat; after any event, or where
@@ -191,6 +252,13 @@ type cacheKey struct{ home, cwd, configPath string }
 // Get returns the cached gate for o when nothing it read has changed, or
 // computes it afresh. The environment is not part of the key: callers whose
 // environment changes use a new Cache.
+//
+// A gate returned is the cache's until the next Get: after an edit of
+// pinned files alone, that Get refreshes it into a new gate and updates
+// the old one's pinned files and signature where they are, rather than
+// copy 10,000 entries for an edit of one (issue 46). Callers keep no gate
+// across a Get that may run beside their use of it (the engine, its one
+// user, answers one call at a time).
 func (c *Cache) Get(o Options) (*Gate, error) {
 	if o.Home == "" {
 		return nil, paths.ErrNoHome
@@ -201,25 +269,31 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if e := c.gates[k]; e != nil {
 		// The watch is drained under the lock: an event seen by one caller
 		// is answered by its stat check before any other caller is.
-		changed, shape, names := e.w.Drain()
-		if !changed {
-			if time.Since(e.checked) < recheck {
-				return e.g, nil
-			}
-			if e.g.Signature.Valid() {
-				e.checked = time.Now()
-				return e.g, nil
-			}
-			shape = true // something changed that no event named
-		}
-		if !shape {
+		changed, folders, lost, names := e.w.DrainAll()
+		// A folder made, moved or removed matters only on the way to a
+		// path the gate read; one beside them (a build folder, a test's
+		// folder in /tmp) is a name like any other.
+		shape := lost || folders && e.g.onTheWay(names)
+		if changed && !shape {
 			// Only the files the events name, when each is a pinned file
 			// whose content alone changed (issue 46, item 1: an edit inside
 			// a 10,000-file tree pin no longer stats the whole tree).
 			if g, ok := e.g.afterEdits(names); ok {
-				e.g = g
-				return g, nil
+				e.g, changed = g, false // what the events named is answered
 			}
+		}
+		if !changed {
+			// The re-check runs whatever events came: a stream of them
+			// beside the gate (a busy /tmp) must not put off the check for
+			// what inotify does not see.
+			if time.Since(e.checked) < recheck {
+				return e.g, nil
+			}
+			if e.g.Signature.Valid() || e.g.Signature.settle() {
+				e.checked = time.Now()
+				return e.g, nil
+			}
+			shape = true // something changed that no event named
 		}
 		if e.g.Signature.Valid() {
 			if !shape {
@@ -251,6 +325,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if c.gates == nil {
 		c.gates = map[cacheKey]*cached{}
 	}
+	g.id = ids.Add(1)
 	c.gates[k] = &cached{g: g, w: w, checked: time.Now()}
 	return g, nil
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/piagent/piagent/internal/safefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,7 +171,7 @@ func TestPinAttacks(t *testing.T) {
 
 // TestCacheRechecks: a change inotify does not report (a write through a
 // hard link in a folder the gate does not watch) is seen by the cached
-// gate within recheck.
+// gate within recheck, while other files are written all along.
 func TestCacheRechecks(t *testing.T) {
 	home, proj := pinWorld(t, map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["srv/server.js"]}}}`,
 		"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./lib")`, "srv/lib.js": "1"})
@@ -197,7 +198,10 @@ func TestCacheRechecks(t *testing.T) {
 	f.WriteString("evil")
 	f.Close()
 	deadline := time.Now().Add(recheck + 2*time.Second)
-	for {
+	for i := 0; ; i++ {
+		// a stream of events beside the gate (a busy project) must not
+		// put the re-check off
+		os.WriteFile(filepath.Join(proj, "noise.txt"), []byte{byte(i)}, 0o644)
 		g, err := c.Get(o)
 		if err != nil {
 			t.Fatal(err)
@@ -210,5 +214,54 @@ func TestCacheRechecks(t *testing.T) {
 			t.Fatalf("the write through a hard link was not seen within %v: %s", recheck, s.State)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestCacheSettles: a file edited during the session stamps with its
+// content's digest while its times are recent; once they are old, the
+// re-check finds the same file and content and keeps the gate (it used to
+// reload everything), and a content that differs at equal times is a
+// change.
+func TestCacheSettles(t *testing.T) {
+	home, proj := pinWorld(t, map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["srv/server.js"]}}}`,
+		"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./lib")`, "srv/lib.js": "1"})
+	old := recheck
+	recheck = 300 * time.Millisecond
+	defer func() { recheck = old }()
+	o := pinOpts(home, proj)
+	var c Cache
+	if _, err := c.Get(o); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(proj, "srv", "lib.js")
+	os.WriteFile(lib, []byte("2"), 0o644)
+	g1, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g1.Server("s"); s.State != ApprovalChanged {
+		t.Fatalf("after the edit: %s", s.State)
+	}
+	racy := stampOf(lib)
+	if racy.Sum == ([32]byte{}) {
+		t.Fatal("a file just written stamps without its digest")
+	}
+	time.Sleep(safefile.RacyWindow + recheck)
+	g2, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2 != g1 {
+		t.Error("the re-check after the edit settled computed the gate again")
+	}
+	// the same times, another content: not the same file
+	settled := racy
+	settled.Sum = [32]byte{}
+	if !settledSame(racy.Stamp, settled.Stamp, lib) {
+		t.Fatal("control: the same content is not recognised")
+	}
+	os.WriteFile(lib, []byte("3"), 0o644)
+	if settledSame(racy.Stamp, settled.Stamp, lib) {
+		t.Error("another content with the same stamp passed as the same")
 	}
 }

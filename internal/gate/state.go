@@ -7,6 +7,7 @@ package gate
 
 import (
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"sync/atomic"
 )
 
 // Server states, in the precedence the seeds give: the first that applies wins.
@@ -79,6 +80,17 @@ type Server struct {
 	DirectTools bool              `json:"directTools"`
 	Prefix      string            `json:"toolPrefix"`
 	Config      *mcpconfig.Server `json:"-"`
+	// pins is how Pinned compared with the approval's record, kept so a
+	// refresh after an edit compares only the files digested again.
+	pins pinCheck
+}
+
+// pinCheck is a server's pinned files against its approval's record.
+type pinCheck struct {
+	made     bool  // compared: an approval of this definition, with its files
+	changed  []int // indices in Pinned of the files that differ, ascending
+	recorded int   // pinned files the record names
+	files    int   // files the record names
 }
 
 // Warning is something doctor shows that does not change the exit status.
@@ -105,9 +117,24 @@ type Gate struct {
 	// folders join the signature, so a new file there is seen.
 	TreePins []string
 
-	input *Input         // what computed it (cached gates): for afterEdits
-	index map[string]int // Signature's index by path, made by afterEdits
+	input *Input          // what computed it (cached gates): for afterEdits
+	index map[string]int  // Signature's index by path, made by afterEdits
+	ways  map[string]bool // Signature's paths and every folder above them (onTheWay)
+	// id names a cached gate; from is the id of the one afterEdits
+	// refreshed into this one (an id, not a pointer: a chain of pointers
+	// would keep every refreshed gate alive)
+	id, from uint64
 }
+
+// ids numbers cached gates.
+var ids atomic.Uint64
+
+// Refreshes reports whether g is prev with only pinned files' digests
+// digested again (Gate.afterEdits): every file but those read the same, so
+// what a caller derived from prev's other inputs (the policy, the mode,
+// the adapter's cache, the registry) still holds for g; the servers'
+// states may differ.
+func (g *Gate) Refreshes(prev *Gate) bool { return prev != nil && prev.id != 0 && g.from == prev.id }
 
 // Server returns the state of the named server (the adapter-loaded one first).
 func (g *Gate) Server(name string) (*Server, bool) {

@@ -24,6 +24,9 @@ type Options struct {
 	// Registry, when set, is g.Registry(Binaries, Protected) already
 	// computed by the caller.
 	Registry []registry.Entry
+	// RegistrySet, when set, is Registry already indexed (a caller that
+	// builds snapshots of one registry again and again keeps it).
+	RegistrySet *registry.Set
 	// Resolve returns the real path of p (symlinks followed) when it exists;
 	// nil leaves paths as written. It is the one piece of IO Decide may use,
 	// supplied by the caller.
@@ -86,11 +89,13 @@ func NewSnapshot(g *gate.Gate, o Options) *Snapshot {
 			s.script = srv
 		}
 	}
-	reg := o.Registry
-	if reg == nil {
-		reg = g.Registry(o.Binaries, o.Protected)
+	if s.reg = o.RegistrySet; s.reg == nil {
+		reg := o.Registry
+		if reg == nil {
+			reg = g.Registry(o.Binaries, o.Protected)
+		}
+		s.reg = registry.NewSet(reg)
 	}
-	s.reg = registry.NewSet(reg)
 	s.guarded = policy.Guarded{Reg: s.reg, Home: s.home, Cwd: s.cwd, Resolve: o.Resolve}
 	return s
 }

@@ -363,3 +363,88 @@ func cpuTime(pid int) time.Duration {
 // clockTicks is USER_HZ, the unit of /proc's times: 100 on every Linux
 // piagent runs on.
 const clockTicks = 100
+
+// BenchmarkHelperAfterWrite is issue 46's decision after a write, through
+// the helper over real pipes: a `read` decided quietly, and decided after
+// a file was rewritten (untimed) just before the request, for the three
+// cases the issue names: 10 servers and a write in the project root; a
+// server run from the working tree and a write of its code; a server
+// whose package is a 10,000-file tree and a write of one of its files.
+// The write changes the content, so the pinned server's state changes
+// with it; it alternates between two contents so the approval holds
+// every other time.
+func BenchmarkHelperAfterWrite(b *testing.B) {
+	dir := bins(b)
+	read := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"src/a.go"}}}` + "\n"
+	cases := []struct {
+		name  string
+		files int    // files of the server's package; 0: no working-tree server
+		write string // the file rewritten before each request
+	}{
+		{"root", 0, "README.md"},
+		{"worktree", 3, "srv/f00001.js"},
+		{"tree10000", 10000, "srv/d050/f05000.js"},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			home, proj := fixture(b, 10)
+			exec.Command("git", "-C", proj, "init", "-q").Run()
+			p := filepath.Join(proj, tc.write)
+			if tc.files > 0 {
+				treeServer(b, dir, home, proj, tc.files, p)
+			} else {
+				os.WriteFile(p, []byte("// 0\n"), 0o644)
+			}
+			time.Sleep(3 * time.Second) // past the racy window of a stamp
+			h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+			b.Run("quiet", func(b *testing.B) {
+				measure(b, h, read)
+			})
+			b.Run("after-write", func(b *testing.B) {
+				measureEach(b, h, func(i int) string {
+					if err := os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i%2), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					return read
+				})
+			})
+			if tc.files == 0 {
+				return
+			}
+			// what was measured was the real answer: the server's state
+			// follows its file
+			call := `{"id":1,"method":"decide","params":{"toolName":"mcp","input":{"tool":"echo","server":"tree"}}}` + "\n"
+			for i, want := range []string{`"action":"block"`, `"action":"allow"`} {
+				os.WriteFile(p, fmt.Appendf(nil, "// %d\n", 1-i), 0o644)
+				if got := h.ask(b, call); !strings.Contains(got, want) {
+					b.Fatalf("after writing // %d: %s, want %s", 1-i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// treeServer adds to proj a repository server run from srv/, a package
+// of n files, writes "// 0" to the file edit, and approves the server
+// with piagent-mcp.
+func treeServer(b *testing.B, bin, home, proj string, n int, edit string) {
+	srv := filepath.Join(proj, "srv")
+	for i := 0; i < n; i++ {
+		p := filepath.Join(srv, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("f%05d.js", i))
+		if n < 100 || i == 0 {
+			p = filepath.Join(srv, fmt.Sprintf("f%05d.js", i))
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, fmt.Appendf(nil, "// file %d\n", i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(srv, "package.json"), []byte(`{"name": "srv", "bin": "f00000.js"}`+"\n"), 0o644)
+	os.WriteFile(edit, []byte("// 0\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, ".pi", "mcp.json"), []byte(`{"mcpServers": {"tree": {"command": "node", "args": ["srv/f00000.js"]}}}`+"\n"), 0o644)
+	cmd := exec.Command(filepath.Join(bin, "piagent-mcp"), "approve", "tree", "--yes")
+	cmd.Dir, cmd.Env = proj, env(home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("approve: %v\n%s", err, out)
+	}
+}
