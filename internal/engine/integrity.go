@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/fswatch"
@@ -42,8 +43,15 @@ type integrity struct {
 	// roots are the watched paths, absolute: an event on anything else in
 	// their folders (a write of README.md beside .pi, of .git/index beside
 	// .git/hooks) needs no comparison (issue 46: the answer after an edit)
-	roots []string
+	roots    []string
+	compared time.Time // the last comparison
 }
+
+// recheck is how long the watch's silence is trusted alone: inotify does
+// not see every change (a write through a hard link made outside the
+// watched folders, through a shared mapping), so past it the next call
+// compares anyway, as the gate's cache does.
+var recheck = 5 * time.Second
 
 // compares counts the comparisons with the baseline (tests).
 var compares atomic.Int64
@@ -92,11 +100,12 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 func (in *integrity) changed() []string {
 	if in.watch != nil && in.failed == "" && !in.compare {
 		changed, _, lost, names := in.watch.DrainAll()
-		if !changed || !lost && !in.touches(names) {
+		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
+		if quiet && time.Since(in.compared) < recheck {
 			return in.tripped
 		}
 	}
-	in.compare = false
+	in.compare, in.compared = false, time.Now()
 	compares.Add(1)
 	if in.failed != "" {
 		return []string{in.failed}

@@ -148,6 +148,21 @@ func (w *Watch) DrainAll() (changed, folders, lost bool, names []string) {
 	}
 }
 
+// HardLinked reports whether one of names is a regular file with another
+// name: inotify reports a write to the folder of the name written through,
+// so a write through a second name beside a watched file is an event on
+// that name alone. A caller that acts only on the names it knows checks
+// everything when this is so.
+func HardLinked(names []string) bool {
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Lstat(n, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // Close releases the watch.
 func (w *Watch) Close() {
 	if w != nil {

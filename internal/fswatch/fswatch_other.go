@@ -18,3 +18,6 @@ func (w *Watch) DrainAll() (bool, bool, bool, []string) {
 	return true, true, true, nil
 }
 func (w *Watch) Close() {}
+
+// HardLinked reports true: without a watch nothing is named anyway.
+func HardLinked([]string) bool { return true }

@@ -3,6 +3,7 @@ package gate
 import (
 	"crypto/sha256"
 	"github.com/piagent/piagent/internal/digest"
+	"github.com/piagent/piagent/internal/fswatch"
 	"github.com/piagent/piagent/internal/safefile"
 	"os"
 	"path/filepath"
@@ -39,14 +40,17 @@ func (g *Gate) afterEdits(names []string) (*Gate, bool) {
 	look := func(p string) bool {
 		i, ok := g.index[p]
 		if !ok {
-			return true // beside what the gate read
+			// beside what the gate read, unless it is a second name of a
+			// file: a write through it is an event on this name alone,
+			// and the file may be one the gate read
+			return !fswatch.HardLinked([]string{p})
 		}
 		st := stampOf(p)
 		if st == g.Signature[i] {
 			return true
 		}
-		if !g.editable(p) {
-			return false
+		if !g.editable(p) || fswatch.HardLinked([]string{p}) {
+			return false // another name of it is pinned stale otherwise
 		}
 		if changed == nil {
 			changed = map[string]bool{}

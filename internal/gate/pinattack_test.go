@@ -265,3 +265,37 @@ func TestCacheSettles(t *testing.T) {
 		t.Error("another content with the same stamp passed as the same")
 	}
 }
+
+// A pinned file rewritten through a second name beside it (a hard link in
+// a watched folder) is an event on that name alone: the cached gate sees
+// the change at once, not at the re-check.
+func TestCacheHardLinkBeside(t *testing.T) {
+	home, proj := pinWorld(t, map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["srv/server.js"]}}}`,
+		"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./lib")`, "srv/lib.js": "1"})
+	alias := filepath.Join(proj, "notes.txt") // beside: watched, not pinned
+	if err := os.Link(filepath.Join(proj, "srv", "lib.js"), alias); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	o := pinOpts(home, proj)
+	var c Cache
+	g, err := c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.Server("s"); s.State != Ready {
+		t.Fatalf("control: %s (%s)", s.State, s.Reason)
+	}
+	f, err := os.OpenFile(alias, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("evil")
+	f.Close()
+	g, err = c.Get(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.Server("s"); s.State != ApprovalChanged {
+		t.Fatalf("after the write through the second name: %s", s.State)
+	}
+}
