@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -471,7 +472,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 		}
 	}
 	h.Extension = extension
-	pi, err := a.findPi()
+	pi, _, err := a.findPi()
 	if err != nil {
 		h.BuiltinWhy = "unknown: Pi was not found"
 		return h
@@ -484,7 +485,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	}
 	h.Version = v.String()
 	switch {
-	case v.Less(setup.BuiltinMCP):
+	case !pihost.HasBuiltinMCP(v):
 		h.BuiltinWhy = "none in Pi " + v.String()
 	case h.Adapter:
 		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp); pi mcp list and pi mcp login still use it"
@@ -501,8 +502,8 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	if h.Trust.Trusted {
 		h.Meaning = append(h.Meaning, "this project is trusted: Pi loads its .pi/extensions, .pi/settings.json and .pi/mcp.json; piagent gates the MCP servers, not the extensions")
 	}
-	if !v.Less(setup.BuiltinMCP) && v.Less(setup.NoMCPFlag) {
-		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before 1.0.4")
+	if pihost.HasBuiltinMCP(v) && !pihost.CanSwitchOffMCP(v) {
+		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before "+pihost.NoMCPFlag.String())
 	}
 	return h
 }

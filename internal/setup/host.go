@@ -3,7 +3,6 @@ package setup
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,76 +10,6 @@ import (
 
 	"github.com/piagent/piagent/internal/safefile"
 )
-
-// Pi versions that change how MCP must be started.
-var (
-	// BuiltinMCP is the first Pi with a built-in MCP client (builtin:mcp),
-	// which connects every enabled server of <agentDir>/mcp.json and, in a
-	// trusted project, .pi/mcp.json at session start.
-	BuiltinMCP = Version{0, 99, 0}
-	// NoMCPFlag is the first Pi with --no-mcp, which switches the built-in
-	// client off and leaves extensions (the adapter) alone.
-	NoMCPFlag = Version{1, 0, 4}
-)
-
-// LaunchPlan is how piagent pi starts one Pi.
-type LaunchPlan struct {
-	// Adapter: hand the adapter the generated configuration
-	// (--mcp-config, PI_MCP_CONFIG_MODE=exclusive).
-	Adapter bool
-	// NoMCP: pass --no-mcp so Pi's built-in client connects nothing.
-	NoMCP bool
-	// Refuse, when set, is why Pi must not be started at all, and Hint the
-	// fix.
-	Refuse, Hint string
-	// Notice is said before Pi starts.
-	Notice string
-}
-
-// PlanLaunch decides how to start Pi v, with or without the adapter loaded.
-// Pi's built-in MCP client knows nothing of approvals: where it exists it is
-// switched off, and where it cannot be switched off Pi is not started.
-func PlanLaunch(v Version, adapter bool) LaunchPlan {
-	builtin := !v.Less(BuiltinMCP)
-	noMCP := !v.Less(NoMCPFlag)
-	if builtin && !noMCP {
-		return LaunchPlan{
-			Refuse: fmt.Sprintf("Pi %s has a built-in MCP client that piagent cannot switch off (--no-mcp arrived in Pi %s), so it could connect servers nobody approved", v, NoMCPFlag),
-			Hint:   "update Pi: pi update --self (or npm install -g @earendil-works/pi-coding-agent@latest)",
-		}
-	}
-	p := LaunchPlan{Adapter: adapter, NoMCP: noMCP}
-	if !adapter {
-		p.Notice = "piagent: MCP servers are off in this session: pi-mcp-adapter is not installed; run 'piagent setup' to install it (piagent then starts only approved servers)"
-	}
-	return p
-}
-
-// PiPackageVersion finds the version of the Pi package an executable
-// belongs to, from the package.json above its real path; ok is false when
-// it is not inside one (a wrapper script, a standalone binary).
-func PiPackageVersion(exe string) (Version, bool) {
-	real, err := filepath.EvalSymlinks(exe)
-	if err != nil {
-		return Version{}, false
-	}
-	for dir := filepath.Dir(real); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		data, err := safefile.Read(filepath.Join(dir, "package.json"), safefile.Options{})
-		if err != nil {
-			continue
-		}
-		var m struct{ Name, Version string }
-		if json.Unmarshal(data, &m) != nil || m.Name != "@earendil-works/pi-coding-agent" {
-			if m.Name != "" {
-				return Version{}, false // inside some other package
-			}
-			continue
-		}
-		v, err := ParseVersion(m.Version)
-		return v, err == nil
-	}
-	return Version{}, false
-}
 
 // AdapterIn reports whether Pi's command-line arguments load
 // pi-mcp-adapter (-e/--extension), and whether they switch discovered
