@@ -69,10 +69,10 @@ type hostJSON struct {
 	Extension bool `json:"extension"`
 	// Builtin says whether Pi's own MCP client is active in a plain `pi`
 	// session here, and BuiltinWhy why.
-	Builtin    bool        `json:"builtinMCP"`
-	BuiltinWhy string      `json:"builtinWhy"`
-	Trust      setup.Trust `json:"trust"`
-	Meaning    []string    `json:"meaning"`
+	Builtin    bool         `json:"builtinMCP"`
+	BuiltinWhy string       `json:"builtinWhy"`
+	Trust      pihost.Trust `json:"trust"`
+	Meaning    []string     `json:"meaning"`
 	// BuiltinServers is what Pi's built-in client reads here (Pi ≥ 0.99):
 	// what `pi mcp list` and `pi mcp login` connect, and what a plain pi
 	// session would when neither the adapter nor piagent's extension takes
@@ -444,7 +444,7 @@ func sandboxLine(st sandbox.Status) string {
 func (a *app) host(g *gate.Gate) hostJSON {
 	h := hostJSON{Meaning: []string{}, BuiltinServers: []builtinRow{}}
 	agentDir := g.View.AgentDir
-	h.Trust = setup.ProjectTrust(agentDir, g.View.Cwd)
+	h.Trust = pihost.ProjectTrust(agentDir, g.View.Cwd)
 	bv := mcpconfig.Builtin(agentDir, g.View.Cwd, h.Trust.Trusted)
 	h.BuiltinErrors = bv.Errors
 	for _, b := range bv.Servers {

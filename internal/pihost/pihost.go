@@ -1,9 +1,11 @@
 // Package pihost is what piagent knows of Pi as a host: where the Pi to
 // start is (PIAGENT_PI, else pi on PATH), its version read by one rule (the
 // package.json of the package its executable belongs to, else its
-// --version), and what each version implies for MCP (a built-in client
-// from 0.99, --no-mcp to switch it off from 1.0.4). The launcher, setup,
-// doctor and the engine ask it; none keeps a copy of these rules.
+// --version), what each version implies for MCP (a built-in client from
+// 0.99, --no-mcp to switch it off from 1.0.4), what its command line loads
+// (-e, --no-extensions) and whether it trusts a project (trust.json). The
+// launcher, setup, doctor and the engine ask it; none keeps a copy of these
+// rules.
 package pihost
 
 import (
@@ -200,4 +202,58 @@ func PlanLaunch(v Version, adapter bool) LaunchPlan {
 		p.Notice = "piagent: MCP servers are off in this session: pi-mcp-adapter is not installed; run 'piagent setup' to install it (piagent then starts only approved servers)"
 	}
 	return p
+}
+
+// AdapterIn reports whether Pi's command-line arguments load
+// pi-mcp-adapter (-e/--extension), and whether they switch discovered
+// extensions off (--no-extensions): then the settings' packages do not load.
+func AdapterIn(args []string) (loads, noExtensions bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--no-extensions" || a == "-ne":
+			noExtensions = true
+		case (a == "-e" || a == "--extension") && i+1 < len(args):
+			if strings.Contains(args[i+1], "pi-mcp-adapter") {
+				loads = true
+			}
+			i++
+		case strings.HasPrefix(a, "--extension="):
+			loads = loads || strings.Contains(a, "pi-mcp-adapter")
+		}
+	}
+	return loads, noExtensions
+}
+
+// Trust is a project's state in Pi's trust.json (<agentDir>/trust.json),
+// found the way Pi finds it: the nearest entry at the project or any
+// folder above it.
+type Trust struct {
+	Trusted bool   `json:"trusted"`
+	Decided bool   `json:"decided"`        // false: no entry; Pi asks (or, without a UI, ignores project files)
+	From    string `json:"from,omitempty"` // the folder whose entry decides
+	Err     string `json:"error,omitempty"`
+}
+
+// ProjectTrust reads trust.json for project.
+func ProjectTrust(agentDir, project string) Trust {
+	data, err := safefile.Read(filepath.Join(agentDir, "trust.json"), safefile.Options{})
+	if err != nil {
+		if os.IsNotExist(err) {
+			return Trust{}
+		}
+		return Trust{Err: err.Error()}
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(string(data), "\ufeff")), &m); err != nil {
+		return Trust{Err: "trust.json: " + err.Error()}
+	}
+	for dir := filepath.Clean(project); ; dir = filepath.Dir(dir) {
+		if v, ok := m[dir].(bool); ok {
+			return Trust{Trusted: v, Decided: true, From: dir}
+		}
+		if dir == filepath.Dir(dir) {
+			return Trust{}
+		}
+	}
 }

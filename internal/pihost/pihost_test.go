@@ -212,3 +212,47 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+func TestAdapterIn(t *testing.T) {
+	t.Parallel()
+	if l, n := AdapterIn([]string{"--no-extensions", "-e", "/x/piagent/index.ts", "-e", "/n/pi-mcp-adapter/index.ts", "-p", "hi"}); !l || !n {
+		t.Errorf("got %v %v", l, n)
+	}
+	if l, n := AdapterIn([]string{"-p", "pi-mcp-adapter"}); l || n {
+		t.Errorf("a prompt naming the adapter: %v %v", l, n)
+	}
+}
+
+// TestProjectTrust: the nearest entry at the project or a folder above it
+// decides, as Pi finds it; no entry, or no file, is undecided; a file that
+// is not JSON is an error, never trust.
+func TestProjectTrust(t *testing.T) {
+	t.Parallel()
+	agent := t.TempDir()
+	if got := ProjectTrust(agent, "/p/q"); got != (Trust{}) {
+		t.Errorf("no trust.json: %+v", got)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(agent, "trust.json"), []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("\ufeff" + `{"/p": true, "/p/q/r": false}`)
+	for _, tc := range []struct {
+		project string
+		want    Trust
+	}{
+		{"/p/q", Trust{Trusted: true, Decided: true, From: "/p"}},
+		{"/p/q/r/s", Trust{Decided: true, From: "/p/q/r"}},
+		{"/other", Trust{}},
+	} {
+		if got := ProjectTrust(agent, tc.project); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.project, got, tc.want)
+		}
+	}
+	write("{not json")
+	if got := ProjectTrust(agent, "/p"); got.Trusted || got.Decided || got.Err == "" {
+		t.Errorf("broken trust.json: %+v", got)
+	}
+}
