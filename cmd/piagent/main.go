@@ -11,7 +11,9 @@ import (
 func main() {
 	// A command reads every config file once and exits: no collection until
 	// its heap nears cli.CommandMemory, the default pace after that. The
-	// guard helper, which lives long, sets its own.
+	// guard helper, which lives long, takes gcpolicy.LongLived's.
 	gcpolicy.OneShot(cli.CommandMemory)
-	os.Exit(cli.Main("piagent", os.Args[1:], cli.OSEnv()))
+	env := cli.OSEnv()
+	env.LongLived = gcpolicy.LongLived
+	os.Exit(cli.Main("piagent", os.Args[1:], env))
 }

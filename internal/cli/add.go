@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -565,13 +564,8 @@ func (a *app) writtenApproval(g *gate.Gate, name, file string) (*approval.Decisi
 		return nil, fmt.Sprintf("%s is not approved: %s also shape its definition; review it with '%s get %s', then approve it",
 			name, strings.Join(others, ", "), a.mcpCmd(), name)
 	}
-	files := map[string]string{}
-	for _, p := range s.Pinned {
-		if p.Digest != "" {
-			files[p.Path] = p.Digest
-		}
-	}
-	return &approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files}, ""
+	dec := s.Consent(a.env.now())
+	return &dec, ""
 }
 
 // approveFirst is the mcpedit.Prepare of a repository-scope write: before

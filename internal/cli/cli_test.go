@@ -240,3 +240,29 @@ func TestApproveDeclined(t *testing.T) {
 		t.Fatalf("answer y: exit %d\n%s", code, errs)
 	}
 }
+
+// TestHelperTakesTheLongLivedPace: the guard helper asks for the long-lived
+// collector pace through Env.LongLived (the mains set it; a test's Env
+// does not, so no test binary's collector is changed), and a one-shot
+// command does not.
+func TestHelperTakesTheLongLivedPace(t *testing.T) {
+	t.Parallel()
+	home, proj := fixture(t)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"guard", "serve"}, 1},
+		{[]string{"mcp", "list"}, 0},
+	} {
+		calls := 0
+		var out, errb bytes.Buffer
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home,
+			Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return time.Unix(0, 0) },
+			LongLived: func() { calls++ }}
+		Main("piagent", tc.args, env)
+		if calls != tc.want {
+			t.Errorf("piagent %v: LongLived called %d times, want %d\n%s", tc.args, calls, tc.want, errb.String())
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -100,7 +99,7 @@ func (a *app) approveCommand() *cobra.Command {
 			preview = &quiet
 		}
 		preview.printApproval(g, s)
-		owned := preview.printChange(g, s)
+		preview.printChange(g, s)
 		if *want != "" && *want != s.ApprovalDigest() {
 			// What the person saw is not what is there now: consent to the
 			// preview is not consent to this.
@@ -123,13 +122,7 @@ func (a *app) approveCommand() *cobra.Command {
 				return cancelled(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
 			}
 		}
-		files := map[string]string{}
-		for _, p := range s.Pinned {
-			if p.Digest != "" {
-				files[p.Path] = p.Digest
-			}
-		}
-		dec := approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339), Files: files, Definition: owned}
+		dec := s.Consent(a.env.now())
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
 		}
@@ -194,36 +187,29 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 
 // printChange shows, for a server approved before whose repository part
 // changed since, what changed: a line diff of the part the person approved
-// (kept in the store beside its digest) against the part there now. It
-// returns the part there now, as the store keeps it.
-func (a *app) printChange(g *gate.Gate, s *gate.Server) json.RawMessage {
-	now := maskFragment(s.Fragment)
-	owned, err := json.Marshal(now)
-	if err != nil {
-		owned = nil
-	}
+// (kept in the store beside its digest) against the part there now.
+func (a *app) printChange(g *gate.Gate, s *gate.Server) {
 	data, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
 	if err != nil || data == nil {
-		return owned
+		return
 	}
 	prev, ok := data.Get(g.Project, s.Name)
-	if !ok || prev.Decision != "approved" || prev.Digest == s.Digest {
-		return owned
+	if !ok || prev.Decision != approval.Approved || prev.Digest == s.Digest {
+		return
 	}
 	w := a.env.Stdout
 	if len(prev.Definition) == 0 {
 		fmt.Fprintf(w, "changed since you approved it (%s); the store kept only its digest then, so the whole definition is above\n", orDash(prev.DecidedAt))
-		return owned
+		return
 	}
 	var was any
 	if json.Unmarshal(prev.Definition, &was) != nil {
-		return owned
+		return
 	}
 	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(prev.DecidedAt))
-	for _, l := range lineDiff(strings.Split(indentJSON(was), "\n"), strings.Split(indentJSON(now), "\n")) {
+	for _, l := range lineDiff(strings.Split(indentJSON(was), "\n"), strings.Split(indentJSON(s.Owned()), "\n")) {
 		fmt.Fprintln(w, l)
 	}
-	return owned
 }
 
 // lineDiff is a line diff of a and b by their longest common subsequence:
@@ -325,7 +311,7 @@ func (a *app) rejectCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		dec := approval.Decision{Decision: "rejected", Digest: s.Digest, DecidedAt: a.env.now().UTC().Format(time.RFC3339)}
+		dec := s.Refusal(a.env.now())
 		if err := a.record(g.Project, s.Name, &dec); err != nil {
 			return err
 		}

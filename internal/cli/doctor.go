@@ -17,6 +17,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -68,10 +69,10 @@ type hostJSON struct {
 	Extension bool `json:"extension"`
 	// Builtin says whether Pi's own MCP client is active in a plain `pi`
 	// session here, and BuiltinWhy why.
-	Builtin    bool        `json:"builtinMCP"`
-	BuiltinWhy string      `json:"builtinWhy"`
-	Trust      setup.Trust `json:"trust"`
-	Meaning    []string    `json:"meaning"`
+	Builtin    bool         `json:"builtinMCP"`
+	BuiltinWhy string       `json:"builtinWhy"`
+	Trust      pihost.Trust `json:"trust"`
+	Meaning    []string     `json:"meaning"`
 	// BuiltinServers is what Pi's built-in client reads here (Pi ≥ 0.99):
 	// what `pi mcp list` and `pi mcp login` connect, and what a plain pi
 	// session would when neither the adapter nor piagent's extension takes
@@ -443,7 +444,7 @@ func sandboxLine(st sandbox.Status) string {
 func (a *app) host(g *gate.Gate) hostJSON {
 	h := hostJSON{Meaning: []string{}, BuiltinServers: []builtinRow{}}
 	agentDir := g.View.AgentDir
-	h.Trust = setup.ProjectTrust(agentDir, g.View.Cwd)
+	h.Trust = pihost.ProjectTrust(agentDir, g.View.Cwd)
 	bv := mcpconfig.Builtin(agentDir, g.View.Cwd, h.Trust.Trusted)
 	h.BuiltinErrors = bv.Errors
 	for _, b := range bv.Servers {
@@ -471,7 +472,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 		}
 	}
 	h.Extension = extension
-	pi, err := a.findPi()
+	pi, _, err := a.findPi()
 	if err != nil {
 		h.BuiltinWhy = "unknown: Pi was not found"
 		return h
@@ -484,7 +485,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	}
 	h.Version = v.String()
 	switch {
-	case v.Less(setup.BuiltinMCP):
+	case !pihost.HasBuiltinMCP(v):
 		h.BuiltinWhy = "none in Pi " + v.String()
 	case h.Adapter:
 		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp); pi mcp list and pi mcp login still use it"
@@ -501,8 +502,8 @@ func (a *app) host(g *gate.Gate) hostJSON {
 	if h.Trust.Trusted {
 		h.Meaning = append(h.Meaning, "this project is trusted: Pi loads its .pi/extensions, .pi/settings.json and .pi/mcp.json; piagent gates the MCP servers, not the extensions")
 	}
-	if !v.Less(setup.BuiltinMCP) && v.Less(setup.NoMCPFlag) {
-		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before 1.0.4")
+	if pihost.HasBuiltinMCP(v) && !pihost.CanSwitchOffMCP(v) {
+		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before "+pihost.NoMCPFlag.String())
 	}
 	return h
 }

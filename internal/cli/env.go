@@ -27,6 +27,11 @@ type Env struct {
 	// Width is the width of the terminal Stdout is, in columns; 0 when
 	// Stdout is not a terminal (a pipe gets every column whole).
 	Width int
+	// LongLived, when set, is called once the command turns out to live as
+	// long as the session (the guard helper): the mains set the
+	// collector's pace there (gcpolicy.LongLived). A test leaves it nil,
+	// and its binary keeps the runtime's default pace.
+	LongLived func()
 
 	vars map[string]string // Environ by name, when made by indexed
 }

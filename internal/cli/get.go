@@ -142,7 +142,7 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 		out.LastRun = &lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
 	}
 	if s.Repository {
-		out.Owned = maskFragment(s.Fragment)
+		out.Owned = s.Owned()
 		out.ApprovalDigest = s.ApprovalDigest()
 	}
 	return out
@@ -217,26 +217,6 @@ func lineOf(file, value string) int {
 		return 0
 	}
 	return strings.Count(string(data[:i]), "\n") + 1
-}
-
-// maskFragment shows a repository fragment (one entry, or {source, entry}
-// parts) as the repository wrote it, secrets masked.
-func maskFragment(f any) any {
-	switch x := f.(type) {
-	case map[string]any:
-		m, _ := secret.MaskWritten(x)
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, p := range x {
-			part, _ := p.(map[string]any)
-			e, _ := part["entry"].(map[string]any)
-			m, _ := secret.MaskWritten(e)
-			out[i] = map[string]any{"source": part["source"], "entry": m}
-		}
-		return out
-	}
-	return f
 }
 
 func (a *app) getCommand() *cobra.Command {

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -44,10 +43,11 @@ func (a *app) guardCommand() *cobra.Command {
 			return err
 		}
 		s := &helper.Server{Engine: a.newEngine(dir), Build: Version}
-		// A helper lives as long as the session and keeps little (its live
-		// heap is under a MiB between calls): collect at the default pace,
-		// not the one-shot commands' relaxed one.
-		debug.SetGCPercent(50)
+		// A helper lives as long as the session: the main's pace for that
+		// (gcpolicy.LongLived), not the one-shot commands' relaxed one.
+		if a.env.LongLived != nil {
+			a.env.LongLived()
+		}
 		err = s.Serve(a.env.Stdin, a.env.Stdout)
 		if errors.Is(err, helper.ErrFraming) {
 			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")

@@ -19,6 +19,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandboxexec"
@@ -69,14 +70,11 @@ func (a *app) piCommand() *cobra.Command {
 	return c
 }
 
-// errPiNotFound is returned when neither PIAGENT_PI nor PATH has Pi.
-var errPiNotFound = errors.New("pi not found: PIAGENT_PI is not set and there is no pi on PATH")
-
 func (a *app) launchPi(args []string) error {
 	if err := a.projectNotHome(a.env.Dir); err != nil {
 		return err
 	}
-	pi, err := a.findPi()
+	pi, _, err := a.findPi()
 	if err != nil {
 		return err
 	}
@@ -104,7 +102,7 @@ func (a *app) launchPi(args []string) error {
 		return err
 	}
 	agentDir := paths.AgentDir(a.env.Home, dir, paths.Getenv(a.env.Getenv))
-	plan := setup.PlanLaunch(version, a.adapterLoaded(agentDir, args))
+	plan := pihost.PlanLaunch(version, a.adapterLoaded(agentDir, args))
 	if plan.Refuse != "" {
 		return refused(errors.New(plan.Refuse), plan.Hint)
 	}
@@ -244,19 +242,16 @@ func safeWord(s string) bool {
 	return s != ""
 }
 
-// piVersion reads Pi's version once per start: from the package.json of
-// the package the executable belongs to, else from `pi --version`.
-func (a *app) piVersion(pi string) (setup.Version, error) {
-	if v, ok := setup.PiPackageVersion(pi); ok {
+// piVersion reads Pi's version once per start, by pihost's one rule.
+func (a *app) piVersion(pi string) (pihost.Version, error) {
+	v, _, err := pihost.ReadVersion(pi, a.output)
+	if err == nil {
 		return v, nil
 	}
-	out, err := a.output(pi, "--version")
-	if err == nil {
-		if v, perr := setup.ParseVersion(out); perr == nil {
-			return v, nil
-		}
+	if errors.Is(err, pihost.ErrVersion) {
+		err = nil
 	}
-	return setup.Version{}, refused(fmt.Errorf("cannot tell which Pi %s is (pi --version: %v), and how it starts MCP servers depends on it", pi, orErr(err, "no version printed")),
+	return pihost.Version{}, refused(fmt.Errorf("cannot tell which Pi %s is (pi --version: %v), and how it starts MCP servers depends on it", pi, orErr(err, "no version printed")),
 		"check that '"+pi+" --version' prints a version, or point PIAGENT_PI at Pi's package executable (dist/bundle/cli.js)")
 }
 
@@ -297,27 +292,23 @@ func launchNotice(g *gate.Gate, held []launch.Held) []string {
 	return out
 }
 
-// findPi is PIAGENT_PI, which must be an executable file, or pi on PATH.
-func (a *app) findPi() (string, error) {
-	if p := a.env.Getenv("PIAGENT_PI"); p != "" {
-		p = paths.Abs(a.env.Dir, paths.Expand(a.env.Home, p))
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-			return "", usageErr(fmt.Errorf("PIAGENT_PI=%s: %v", p, unwrapPathErr(err)),
-				"point PIAGENT_PI at Pi's executable, for example <npm prefix>/lib/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
-		case fi.IsDir() || fi.Mode()&0o111 == 0:
-			return "", usageErr(fmt.Errorf("PIAGENT_PI=%s is not an executable file", p),
-				"chmod +x it, or point PIAGENT_PI at Pi's executable")
-		}
-		return p, nil
+// findPi is PIAGENT_PI, which must be an executable file, or pi on PATH
+// (pihost.Find), with the fix for each way it is not there.
+func (a *app) findPi() (path, via string, err error) {
+	p, via, err := pihost.Find(a.env.Getenv, a.env.Home, a.env.Dir)
+	switch {
+	case errors.Is(err, pihost.ErrNotFound):
+		return "", "", refused(err,
+			"install Pi: "+pihost.Install(),
+			"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
+	case errors.Is(err, pihost.ErrNotExecutable):
+		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s is not an executable file", p),
+			"chmod +x it, or point PIAGENT_PI at Pi's executable")
+	case err != nil:
+		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s: %v", p, unwrapPathErr(err)),
+			"point PIAGENT_PI at Pi's executable, for example <npm prefix>/lib/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
 	}
-	if p := paths.LookPathAbs("pi", a.env.Getenv("PATH"), os.Stat); p != "" {
-		return p, nil
-	}
-	return "", refused(errPiNotFound,
-		"install Pi: "+setup.PiInstall(),
-		"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
+	return p, via, nil
 }
 
 // withEnv is environ with the given variables set, every earlier assignment

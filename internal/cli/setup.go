@@ -21,6 +21,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
@@ -178,20 +179,16 @@ func (a *app) probe() (*probe, error) {
 // findPi locates Pi and the Node that will run it, and checks both versions.
 func (p *probe) findPi(a *app) {
 	// The launcher's own search: PIAGENT_PI, else pi on PATH.
-	path, err := a.findPi()
+	path, via, err := a.findPi()
 	if err != nil {
 		prob := setup.Problem{Code: "pi-missing", Reason: err.Error(),
-			Fix: "install Pi (" + setup.PiInstall() + "), or set PIAGENT_PI to its executable"}
+			Fix: "install Pi (" + pihost.Install() + "), or set PIAGENT_PI to its executable"}
 		var ce *cliError
 		if errors.As(err, &ce) && len(ce.hints) > 0 {
 			prob.Fix = strings.Join(ce.hints, "; ")
 		}
 		p.problems = append(p.problems, prob)
 		return
-	}
-	via := "PATH"
-	if a.env.Getenv("PIAGENT_PI") != "" {
-		via = "PIAGENT_PI"
 	}
 	pi, node, probs := setup.ProbePi(a.machine(), toolJSON{Path: path, Via: via})
 	p.pi, p.node = &pi, node

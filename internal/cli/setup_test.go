@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 )
 
 // setupWorld is a fake home with the fake pi, node and npm of the setup
@@ -219,5 +222,58 @@ func TestSetupPiagentNotOnPath(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "start Pi with") {
 		t.Errorf("setup says it is done with piagent off PATH:\n%s", out.String())
+	}
+}
+
+// TestPurgeWalksTheRegistry: uninstall --purge removes every file and
+// folder of piagent's own the registry names under ~/.pi, whatever it is
+// (a new entry is purged without a list to keep in step), except the
+// person's own tool policy; a file beside them that the registry does not
+// name stays.
+func TestPurgeWalksTheRegistry(t *testing.T) {
+	t.Parallel()
+	w := newSetupWorld(t)
+	if _, errs, code := w.run("", false, "setup"); code != 0 {
+		t.Fatalf("setup: exit %d\n%s", code, errs)
+	}
+	dotpi := filepath.Join(w.home, ".pi")
+	var own []registry.Entry
+	for _, e := range registry.List(registry.Input{Home: w.home}) {
+		if e.Owner != registry.Piagent || e.Path == dotpi || !paths.Within(dotpi, e.Path) {
+			continue
+		}
+		own = append(own, e)
+		p := e.Path
+		if e.Dir {
+			p = filepath.Join(e.Path, "x")
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(own) < 10 {
+		t.Fatalf("the registry names %d entries of piagent's under ~/.pi: %v", len(own), own)
+	}
+	beside := filepath.Join(dotpi, "piagent-not-ours.json")
+	if err := os.WriteFile(beside, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := w.run("", false, "uninstall", "--purge", "--yes"); code != 0 {
+		t.Fatalf("purge: exit %d\n%s", code, errs)
+	}
+	for _, e := range own {
+		_, err := os.Lstat(e.Path)
+		switch {
+		case e.Path == registry.UserPolicy(w.home) && err != nil:
+			t.Errorf("the person's policy %s was removed", e.Path)
+		case e.Path != registry.UserPolicy(w.home) && err == nil:
+			t.Errorf("%s (%s) is still there after --purge", e.Path, e.What)
+		}
+	}
+	if _, err := os.Stat(beside); err != nil {
+		t.Errorf("a file the registry does not name was removed: %v", err)
 	}
 }

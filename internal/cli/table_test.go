@@ -3,9 +3,11 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/shell"
 	"github.com/spf13/cobra"
 )
@@ -120,4 +122,72 @@ func gateOf(c *cobra.Command) string {
 		}
 	}
 	return ""
+}
+
+// TestActionsAreSubcommands: the subcommands a server's state offers
+// (gate.Server.Actions, the extension's menu per server) are mcp
+// subcommands of the table, each one the extension's menu has.
+func TestActionsAreSubcommands(t *testing.T) {
+	a := &app{env: Env{}, name: "piagent-mcp"}
+	table := map[string]bool{}
+	for _, c := range a.mcpSubcommands() {
+		table[c.Name()] = true
+	}
+	seen := map[string]bool{}
+	for _, state := range []string{gate.Disabled, gate.Rejected, gate.ApprovalChanged, gate.PendingApproval,
+		gate.NeedsCommand, gate.NeedsEnv, gate.OAuth, gate.Ready} {
+		for _, repo := range []bool{false, true} {
+			s := gate.Server{State: state, Repository: repo}
+			for _, act := range s.Actions() {
+				seen[act] = true
+				if !table[act] {
+					t.Errorf("a %s server (repository %v) offers %q, which is no mcp subcommand", state, repo, act)
+				}
+			}
+		}
+	}
+	if len(seen) < 6 {
+		t.Errorf("the states offer only %v", seen)
+	}
+}
+
+// TestGuardKnowsOnlyCommands is TestCommandTableAgreesWithGuard's other
+// direction: every word the guard's shell reader knows as a piagent
+// subcommand (internal/shell/gate.go) is a command of the table, one of its
+// subcommands, a help topic or cobra's own (help, completion), so that the
+// reader's copy cannot keep a name the table dropped.
+func TestGuardKnowsOnlyCommands(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "shell", "gate.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	known := map[string]bool{"help": true, "completion": true}
+	a := &app{env: Env{}, name: "piagent"}
+	root := a.rootCommand()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			known[sub.Name()] = true
+			walk(sub)
+		}
+	}
+	walk(root)
+	n := 0
+	for _, name := range []string{"guardedSubcommands", "readOnlySubcommands"} {
+		start := strings.Index(src, "var "+name+" = ")
+		end := strings.Index(src[start:], "\n}\n")
+		if start < 0 || end < 0 {
+			t.Fatalf("%s not found in shell/gate.go", name)
+		}
+		for _, m := range regexp.MustCompile(`"([a-z-]+)":`).FindAllStringSubmatch(src[start:start+end], -1) {
+			n++
+			if !known[m[1]] {
+				t.Errorf("the guard knows %q (shell/gate.go %s), which is no piagent command", m[1], name)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("read %d names from shell/gate.go", n)
+	}
 }

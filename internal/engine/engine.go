@@ -33,6 +33,7 @@ import (
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -745,7 +746,7 @@ type HostAnswer struct {
 	Why       string `json:"why"`
 	// Trust is the project's entry in Pi's trust.json, found as Pi finds
 	// it: the extension asks before it answers Pi's project_trust question.
-	Trust setup.Trust `json:"trust"`
+	Trust pihost.Trust `json:"trust"`
 }
 
 // host answers from Pi's command line (argv, as Pi got it) and the agent
@@ -754,7 +755,7 @@ type HostAnswer struct {
 // starting unapproved servers is not.
 func (en *Engine) Host(argv []string) HostAnswer {
 	agentDir := paths.AgentDir(en.Home, en.Cwd, en.getenv)
-	trust := setup.ProjectTrust(agentDir, en.Cwd)
+	trust := pihost.ProjectTrust(agentDir, en.Cwd)
 	loads, err := setup.AdapterLoads(agentDir, en.Home, argv)
 	switch {
 	case err != nil:

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/piagent/piagent/internal/approval"
 )
@@ -44,12 +45,8 @@ func approvedProject(t *testing.T) (opts Options) {
 	if s.State != PendingApproval || len(s.Pinned) != 2 {
 		t.Fatalf("before approval: %s (%s), %d pinned; want pending-approval, 2 pinned", s.State, s.Reason, len(s.Pinned))
 	}
-	files := map[string]string{}
-	for _, p := range s.Pinned {
-		files[p.Path] = p.Digest
-	}
 	must(approval.Open(filepath.Join(home, ".pi", "piagent-mcp-approvals.json")).Update(func(d *approval.Data) error {
-		d.Set(g.Project, "s", approval.Decision{Decision: "approved", Digest: s.Digest, DecidedAt: "2026-12-05T00:00:00Z", Files: files})
+		d.Set(g.Project, "s", s.Consent(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)))
 		return nil
 	}))
 	return opts

@@ -405,18 +405,3 @@ func (g *Gate) PinnedPaths() []string {
 	}
 	return out
 }
-
-// ApprovalDigest is what a person sees and approves: the repository-owned
-// fragment's digest and every pinned file's digest, as one digest. `approve
-// --digest` records consent only while it still holds.
-func (s *Server) ApprovalDigest() string {
-	files := map[string]any{}
-	for _, p := range s.Pinned {
-		files[p.Path] = p.Digest
-	}
-	d, err := digest.Of(map[string]any{"definition": s.Digest, "files": files})
-	if err != nil {
-		return ""
-	}
-	return d
-}

@@ -1,6 +1,7 @@
 // Package gcpolicy sets the garbage collector's pace for piagent's
-// one-shot commands, from their main packages (a test binary that links
-// the commands keeps the runtime's default).
+// commands, from their main packages only (a test binary that links the
+// commands keeps the runtime's default): OneShot at the start, LongLived
+// when the command turns out to be the guard helper.
 package gcpolicy
 
 import (
@@ -35,3 +36,11 @@ func OneShot(limit int64) {
 		}
 	}, struct{}{})
 }
+
+// LongLived is the guard helper's pace: it lives as long as the session
+// and keeps little (its live heap is under a MiB between calls), so it
+// collects at half the default growth (GOGC 50), not at the one-shot
+// commands' relaxed pace; OneShot's first collection keeps it. The mains
+// hand it to the CLI (cli.Env.LongLived), which calls it once the helper
+// starts.
+func LongLived() { debug.SetGCPercent(50) }

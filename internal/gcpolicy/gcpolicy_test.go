@@ -46,7 +46,7 @@ func TestOneShotKeepsALaterPace(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	OneShot(32 << 20)
-	debug.SetGCPercent(50)
+	LongLived()
 	runtime.GC()
 	runtime.GC() // the cleanup has run by the second cycle's end, or soon after
 	time.Sleep(50 * time.Millisecond)

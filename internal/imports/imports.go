@@ -4,8 +4,14 @@
 package imports
 
 // Kinds lists every import kind in host-discovery order (later kinds override
-// earlier ones when host discovery loads them all).
-var Kinds = []string{"cursor", "claude-code", "claude-desktop", "codex", "opencode", "windsurf", "vscode"}
+// earlier ones when host discovery loads them all), from Table.
+var Kinds = func() []string {
+	out := make([]string, len(table))
+	for i, k := range table {
+		out[i] = k.Name
+	}
+	return out
+}()
 
 // Candidate statuses.
 const (

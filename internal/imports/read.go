@@ -22,16 +22,14 @@ import (
 // ~/.claude.json keeps history and grows past megabytes.
 const maxImport = 64 << 20
 
-// readers maps each kind to its reader, one file per kind.
-var readers = map[string]func(*reader){
-	"cursor":         (*reader).readCursor,
-	"claude-code":    (*reader).readClaudeCode,
-	"claude-desktop": (*reader).readClaudeDesktop,
-	"codex":          (*reader).readCodex,
-	"opencode":       (*reader).readOpencode,
-	"windsurf":       (*reader).readWindsurf,
-	"vscode":         (*reader).readVSCode,
-}
+// readers maps each kind to its reader, one file per kind, from Table.
+var readers = func() map[string]func(*reader) {
+	out := make(map[string]func(*reader), len(table))
+	for _, k := range table {
+		out[k.Name] = k.read
+	}
+	return out
+}()
 
 // reader collects one kind's candidates, servers and consulted paths.
 type reader struct {

@@ -42,6 +42,7 @@ import (
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/jsonc"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
@@ -65,12 +66,6 @@ type Held struct {
 	Reason  string `json:"reason"`
 	Approve string `json:"approve"` // the command that lets it run
 }
-
-// homeKinds are the import kinds whose files live under the home directory.
-// vscode reads <cwd>/.vscode/mcp.json and opencode reads the project's
-// opencode.json as well as the global one, so neither may be kept as an
-// import: the adapter would read the repository's file.
-var homeKinds = map[string]bool{"cursor": true, "claude-code": true, "claude-desktop": true, "codex": true, "windsurf": true}
 
 // alwaysDropped are settings that only choose where servers come from. In
 // exclusive mode the adapter ignores them, and the servers they brought are
@@ -146,7 +141,7 @@ func keptKinds(v *mcpconfig.View) []string {
 			continue
 		}
 		for _, k := range l.Imports {
-			if homeKinds[k] && !slices.Contains(out, k) && !kindInProject(v, k) {
+			if imports.HomeOnly(k) && !slices.Contains(out, k) && !kindInProject(v, k) {
 				out = append(out, k)
 			}
 		}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/jsonc"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
@@ -191,7 +191,7 @@ func resolve(path, within string) (string, error) {
 	if real, err := filepath.EvalSymlinks(within); err == nil {
 		root = real
 	}
-	if !inside(root, target) {
+	if !paths.Within(filepath.Clean(root), target) {
 		return "", fmt.Errorf("%s %w (%s)", path, ErrOutside, root)
 	}
 	return target, nil
@@ -212,11 +212,6 @@ func realParent(path string) string {
 		}
 		dir = parent
 	}
-}
-
-func inside(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // readRegular reads a regular file through safefile (no FIFO, device or

@@ -166,6 +166,13 @@ func Within(root, p string) bool {
 	return len(p) > len(root) && p[len(root)] == filepath.Separator && p[:len(root)] == root
 }
 
+// WithinFold is Within with both paths lowercased: the test for a file
+// system that folds case (macOS's, by default), where a rule must hold for
+// every spelling of a folder.
+func WithinFold(root, p string) bool {
+	return Within(strings.ToLower(root), strings.ToLower(p))
+}
+
 // PiSpaces is p with the characters Pi's file tools read as a plain space
 // replaced by one (resolveToCwd's first step).
 func PiSpaces(p string) string { return unicodeSpaces.Replace(p) }

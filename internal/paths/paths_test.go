@@ -63,6 +63,23 @@ func TestWithinEmptyRoot(t *testing.T) {
 	}
 }
 
+// TestWithinFold: the case-folding sibling holds every spelling of a
+// folder, and nothing Within does not hold once case is set aside.
+func TestWithinFold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		root, p string
+		want    bool
+	}{
+		{"/Users/Me/Proj", "/users/me/proj/x", true}, {"/a", "/A", true}, {"/", "/X", true},
+		{"/a", "/AB", false}, {"/a/b", "/A", false}, {"", "/a", false},
+	} {
+		if got := WithinFold(tc.root, tc.p); got != tc.want {
+			t.Errorf("WithinFold(%s, %s) = %v", tc.root, tc.p, got)
+		}
+	}
+}
+
 // TestLookPath is the one PATH search: execvp's rules for empty and relative
 // entries, regular executable files only.
 func TestLookPath(t *testing.T) {

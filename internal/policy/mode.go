@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // The modes, from the most restrictive to the most permissive. Each mode
@@ -93,7 +95,7 @@ func (p *Policy) isDocsPath(abs string, f *Facts) bool {
 		return false
 	}
 	low := strings.ToLower(abs)
-	if low != root && !strings.HasPrefix(low, strings.TrimSuffix(root, "/")+"/") {
+	if !paths.Within(root, low) {
 		return false
 	}
 	rel := strings.TrimPrefix(low, strings.TrimSuffix(root, "/"))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/shell"
@@ -199,15 +200,16 @@ func literalDir(lit string) string {
 }
 
 // suspicious reports whether a write target that cannot be resolved could be
-// one of the gate's files.
+// one of the gate's files: piagent's and Pi's, or an import kind's
+// (imports.Marked).
 func suspicious(lit string) bool {
 	l := strings.ToLower(lit)
-	for _, frag := range []string{"mcp", "piagent", "settings.json", ".pi/", ".pi\\", "opencode", ".vscode", ".cursor", ".codex", ".claude", "windsurf", ".codeium", ".agents", "$home", "~"} {
+	for _, frag := range []string{"mcp", "piagent", "settings.json", ".pi/", ".pi\\", ".agents", "$home", "~"} {
 		if strings.Contains(l, frag) {
 			return true
 		}
 	}
-	return false
+	return imports.Marked(l)
 }
 
 // piTool reports Pi's own tools, which the self-protection judges by the

@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -41,5 +43,28 @@ func TestSelfReadsTheWalk(t *testing.T) {
 		if d, stop := in.Self(g); stop != tc.stop {
 			t.Errorf("%s %v: stop=%v (%+v), want %v", tc.tool, tc.input, stop, d, tc.stop)
 		}
+	}
+}
+
+// TestSuspiciousNamesEveryImportFile: a bash write into a folder not known
+// before the line runs ($D) is stopped when it names any import kind's file
+// (imports.Files, the registry's list), wherever that file lives; a write to
+// an ordinary file there is not.
+func TestSuspiciousNamesEveryImportFile(t *testing.T) {
+	g := &Guarded{Home: "/home/u", Cwd: "/home/u/p", Reg: registry.NewSet(nil)}
+	stop := func(target string) bool {
+		in := Inspect(Call{ToolName: "bash", Input: map[string]any{"command": "echo x > " + target}})
+		_, stop := in.Self(g)
+		return stop
+	}
+	for _, f := range imports.Files("/h", "/p") {
+		for _, target := range []string{`"$D` + f + `"`, `"$D` + strings.TrimPrefix(f, "/h") + `"`} {
+			if !stop(target) {
+				t.Errorf("a write to %s is not suspicious", target)
+			}
+		}
+	}
+	if stop(`"$D/src/notes.txt"`) {
+		t.Error("the control: a write to $D/src/notes.txt is stopped")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
 )
@@ -148,25 +149,10 @@ func Watched(entries []Entry) []string {
 	return out
 }
 
-// ImportFiles are the files the seven import kinds read beneath home and
-// the project, the adapter's candidates and the real tools' paths (the
-// opencode walk up to the git root arrives through Input.Consulted).
-func ImportFiles(home, project string) []string {
-	h := func(e ...string) string { return filepath.Join(append([]string{home}, e...)...) }
-	out := []string{
-		h(".cursor", "mcp.json"),
-		h(".claude", "mcp.json"), h(".claude.json"), h(".claude", "claude_desktop_config.json"),
-		h("Library", "Application Support", "Claude", "claude_desktop_config.json"),
-		h(".config", "Claude", "claude_desktop_config.json"),
-		h(".codex", "config.toml"), h(".codex", "config.json"),
-		h(".config", "opencode", "opencode.json"),
-		h(".windsurf", "mcp.json"), h(".codeium", "windsurf", "mcp_config.json"),
-	}
-	if project != "" {
-		out = append(out, filepath.Join(project, ".vscode", "mcp.json"), filepath.Join(project, "opencode.json"))
-	}
-	return out
-}
+// ImportFiles are the files the import kinds read beneath home and the
+// project, the adapter's candidates and the real tools' paths (the opencode
+// walk up to the git root arrives through Input.Consulted): imports.Files.
+func ImportFiles(home, project string) []string { return imports.Files(home, project) }
 
 // List computes the registry for in, sorted by path, without duplicates
 // (the first description of a path wins).

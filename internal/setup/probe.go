@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/piagent/piagent/internal/pihost"
 )
 
 // Tool is a program setup found: where it is, its version, and how it was
@@ -71,8 +73,8 @@ func ProbePi(m Machine, pi Tool) (Tool, *Tool, []Problem) {
 			}
 		}
 	}
-	out, err := m.Output(pi.Path, "--version")
-	if err != nil {
+	v, out, err := pihost.ReadVersion(pi.Path, m.Output)
+	if err != nil && !errors.Is(err, pihost.ErrVersion) {
 		// An old Node makes Pi itself fail; that problem is already named.
 		if len(problems) == 0 {
 			problems = append(problems, Problem{Code: "pi-version",
@@ -80,7 +82,7 @@ func ProbePi(m Machine, pi Tool) (Tool, *Tool, []Problem) {
 		}
 		return pi, node, problems
 	}
-	v, prob := CheckPi(out)
+	prob := checkPi(v, err, out)
 	if prob == nil || prob.Code == "pi-old" {
 		pi.Version = v.String()
 	}

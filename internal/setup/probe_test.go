@@ -2,6 +2,8 @@ package setup
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -122,5 +124,28 @@ func TestNPMAndPiagentProblems(t *testing.T) {
 	}
 	if p := PiagentProblem(m.machine(), nil, "1.0.0"); p != nil {
 		t.Errorf("no binary: %v", p)
+	}
+}
+
+// TestProbePiReadsTheLaunchersVersion: setup reads Pi's version by the
+// launcher's rule (pihost.ReadVersion): a Pi in its npm package is the
+// version its package.json says, whatever --version prints.
+func TestProbePiReadsTheLaunchersVersion(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@earendil-works/pi-coding-agent","version":"1.6.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli := filepath.Join(pkg, "cli.js")
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := fakeMachine{heads: map[string]string{cli: "\x7fELF"}, out: map[string]string{cli + " --version": "warning: something\n"}}
+	pi, _, probs := ProbePi(m.machine(), Tool{Path: cli, Via: "PIAGENT_PI"})
+	if pi.Version != "1.6.0" || len(probs) != 0 {
+		t.Errorf("version %q, problems %v; want 1.6.0 and none", pi.Version, probs)
 	}
 }

@@ -19,10 +19,10 @@
 package setup
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/piagent/piagent/internal/pihost"
 )
 
 // What setup installs and what it needs.
@@ -33,76 +33,14 @@ const (
 	AdapterSource  = "npm:" + AdapterName + "@" + AdapterVersion
 )
 
-// PiPackage is Pi's npm package, and TestedPi the newest Pi the end-to-end
-// suite pins (test/e2e/npm-pi16/package-lock.json; TestTestedPiPinned holds
-// the two together): what a fix tells the person to install.
-const (
-	PiPackage = "@earendil-works/pi-coding-agent"
-	TestedPi  = "1.6.0"
-)
-
 // NodeFix is the fix for a Node too old for Pi. Pi goes again too: npm
 // installed the newest Pi the old Node accepted.
 func NodeFix() string {
-	return fmt.Sprintf("install Node %d.%d or later and put it first on PATH (nvm, fnm or your package manager), then reinstall Pi with it: %s", MinNode.Major, MinNode.Minor, PiInstall())
+	return fmt.Sprintf("install Node %d.%d or later and put it first on PATH (nvm, fnm or your package manager), then reinstall Pi with it: %s", MinNode.Major, MinNode.Minor, pihost.Install())
 }
 
-// PiInstall is the command that installs the Pi setup is tested with.
-func PiInstall() string { return "npm install -g " + PiPackage + "@" + TestedPi }
-
-var (
-	// MinPi is the oldest Pi the extension and adapter 2.36.0 work with.
-	MinPi = Version{0, 86, 0}
-	// MinNode is what Pi 0.86 declares in its engines field.
-	MinNode = Version{22, 19, 0}
-)
-
-// ErrVersion is a version string that is not major.minor.patch.
-var ErrVersion = errors.New("not a version")
-
-// Version is a release number; pre-release and build suffixes are dropped.
-type Version struct{ Major, Minor, Patch int }
-
-// ParseVersion reads "0.86.1", "v22.19.0" or "22.19.0-rc.1" from the first
-// line of a program's --version output. A missing patch reads as 0.
-func ParseVersion(s string) (Version, error) {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	line = strings.TrimSpace(line)
-	// "pi 0.86.1" or "v22.19.0": the last word, without a leading v.
-	if i := strings.LastIndexByte(line, ' '); i >= 0 {
-		line = line[i+1:]
-	}
-	line = strings.TrimPrefix(line, "v")
-	if i := strings.IndexAny(line, "-+"); i >= 0 {
-		line = line[:i]
-	}
-	parts := strings.Split(line, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return Version{}, fmt.Errorf("%q: %w", s, ErrVersion)
-	}
-	var n [3]int
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || p == "" || (len(p) > 1 && p[0] == '0') || len(p) > 9 {
-			return Version{}, fmt.Errorf("%q: %w", s, ErrVersion)
-		}
-		n[i] = v
-	}
-	return Version{n[0], n[1], n[2]}, nil
-}
-
-// Less reports whether v is older than w.
-func (v Version) Less(w Version) bool {
-	if v.Major != w.Major {
-		return v.Major < w.Major
-	}
-	if v.Minor != w.Minor {
-		return v.Minor < w.Minor
-	}
-	return v.Patch < w.Patch
-}
-
-func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+// MinNode is what Pi 0.86 declares in its engines field.
+var MinNode = pihost.Version{Major: 22, Minor: 19}
 
 // Problem is something setup will not do for the person, with the reason and
 // the fix.
@@ -115,28 +53,33 @@ type Problem struct {
 func (p Problem) Error() string { return p.Reason }
 
 // CheckPi says whether the Pi that `pi --version` described is new enough.
-func CheckPi(out string) (Version, *Problem) {
-	v, err := ParseVersion(out)
+func CheckPi(out string) (pihost.Version, *Problem) {
+	v, err := pihost.ParseVersion(out)
+	return v, checkPi(v, err, out)
+}
+
+// checkPi says whether Pi v (read from out, or err) is new enough.
+func checkPi(v pihost.Version, err error, out string) *Problem {
 	if err != nil {
-		return v, &Problem{Code: "pi-version", Reason: fmt.Sprintf("cannot read Pi's version from %q", firstLine(out)),
+		return &Problem{Code: "pi-version", Reason: fmt.Sprintf("cannot read Pi's version from %q", firstLine(out)),
 			Fix: "check that `pi --version` prints a version, or point PIAGENT_PI at Pi's executable"}
 	}
-	if v.Less(MinPi) {
-		return v, &Problem{Code: "pi-old", Reason: fmt.Sprintf("Pi %s is older than %s, which the piagent extension and pi-mcp-adapter %s need", v, MinPi, AdapterVersion),
-			Fix: "update Pi: " + PiInstall() + " (npm installs the newest Pi whose engines accept the Node that runs npm: check node --version first)"}
+	if v.Less(pihost.Min) {
+		return &Problem{Code: "pi-old", Reason: fmt.Sprintf("Pi %s is older than %s, which the piagent extension and pi-mcp-adapter %s need", v, pihost.Min, AdapterVersion),
+			Fix: "update Pi: " + pihost.Install() + " (npm installs the newest Pi whose engines accept the Node that runs npm: check node --version first)"}
 	}
-	return v, nil
+	return nil
 }
 
 // CheckNode says whether the Node that will run Pi is new enough.
-func CheckNode(out string) (Version, *Problem) {
-	v, err := ParseVersion(out)
+func CheckNode(out string) (pihost.Version, *Problem) {
+	v, err := pihost.ParseVersion(out)
 	if err != nil {
 		return v, &Problem{Code: "node-version", Reason: fmt.Sprintf("cannot read Node's version from %q", firstLine(out)),
 			Fix: "check that `node --version` prints a version"}
 	}
 	if v.Less(MinNode) {
-		return v, &Problem{Code: "node-old", Reason: fmt.Sprintf("Node %s is older than %s, which Pi %d.%d needs", v, MinNode, MinPi.Major, MinPi.Minor),
+		return v, &Problem{Code: "node-old", Reason: fmt.Sprintf("Node %s is older than %s, which Pi %d.%d needs", v, MinNode, pihost.Min.Major, pihost.Min.Minor),
 			Fix: NodeFix()}
 	}
 	return v, nil

@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -39,35 +38,6 @@ func classify(sources ...string) []Package {
 		es = append(es, Entry{Source: strings.TrimPrefix(s, "{}"), Object: obj})
 	}
 	return Classify(es, where, readManifest)
-}
-
-func TestParseVersion(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Version
-		err  bool
-	}{
-		{"0.86.1\n", Version{0, 86, 1}, false},
-		{"v22.19.0", Version{22, 19, 0}, false},
-		{"v22.23.5\nextra", Version{22, 23, 5}, false},
-		{"22.19.0-rc.1", Version{22, 19, 0}, false},
-		{"pi 0.86.0", Version{0, 86, 0}, false},
-		{"1.2", Version{1, 2, 0}, false},
-		{"", Version{}, true},
-		{"v", Version{}, true},
-		{"1.2.3.4", Version{}, true},
-		{"01.2.3", Version{}, true},
-		{"a.b.c", Version{}, true},
-		{"1..3", Version{}, true},
-	} {
-		got, err := ParseVersion(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseVersion(%q) = %v, %v; want %v, err %v", tc.in, got, err, tc.want, tc.err)
-		}
-		if err != nil && !errors.Is(err, ErrVersion) {
-			t.Errorf("ParseVersion(%q) error %v is not ErrVersion", tc.in, err)
-		}
-	}
 }
 
 func TestChecks(t *testing.T) {
@@ -412,40 +382,6 @@ func FuzzParsePackages(f *testing.F) {
 			t.Fatalf("plan not idempotent for %q: %v then %v", data, steps(plan), steps(again))
 		}
 	})
-}
-
-func FuzzParseVersion(f *testing.F) {
-	for _, s := range []string{"0.86.1", "v22.19.0", "1.2", "x", "22.19.0-rc.1+b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := ParseVersion(s)
-		if err != nil {
-			return
-		}
-		w, err := ParseVersion(v.String())
-		if err != nil || w != v {
-			t.Fatalf("%q -> %v does not round-trip: %v %v", s, v, w, err)
-		}
-	})
-}
-
-// TestTestedPiPinned: the Pi a fix tells the person to install is the one the
-// end-to-end suite pins.
-func TestTestedPiPinned(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "test", "e2e", "npm-pi16", "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lock struct {
-		Packages map[string]struct{ Version string } `json:"packages"`
-	}
-	if err := json.Unmarshal(data, &lock); err != nil {
-		t.Fatal(err)
-	}
-	if got := lock.Packages["node_modules/"+PiPackage].Version; got != TestedPi {
-		t.Errorf("the end-to-end suite pins Pi %q, TestedPi is %q", got, TestedPi)
-	}
 }
 
 // TestReadHeadRefusesFIFO (issue 40, item 2): a FIFO where a program on

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // Actions of a [Finding].
@@ -418,7 +420,7 @@ func (cl *classifier) scripts(c *Command) {
 	if script == nil || c.Opaque != "" {
 		return
 	}
-	if abs := cl.absOf(script.Lit); script.Expands || abs == "" || cl.ctx.ProjectRoot == "" || !strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/") {
+	if abs := cl.absOf(script.Lit); script.Expands || abs == "" || cl.ctx.ProjectRoot == "" || abs == cl.ctx.ProjectRoot || !paths.Within(cl.ctx.ProjectRoot, abs) {
 		cl.confirm(c, "opaque-shell", "runs the script "+display(script.Lit)+", which is outside the project, so piagent cannot read it before it runs")
 	}
 }
@@ -543,7 +545,7 @@ const (
 )
 
 // tempRoots are the temporary folders: what is below them is scratch.
-var tempRoots = []string{"/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/dev/shm/"}
+var tempRoots = []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/folders", "/dev/shm"}
 
 // placeOf classifies the tree t names, with a short rendering for the
 // reason. A glob that can list everything in a folder names the folder.
@@ -605,14 +607,14 @@ func (cl *classifier) placeOf(c *Command, t Word) (place, string) {
 	}
 	root := cl.ctx.ProjectRoot
 	switch {
-	case root != "" && strings.HasPrefix(strings.ToLower(root), strings.ToLower(abs)+"/"):
+	case root != "" && !strings.EqualFold(abs, root) && paths.WithinFold(abs, root):
 		return placeRoot, display(t.Lit) + ", which holds the project"
 	case root != "" && strings.EqualFold(abs, root):
 		return placeProject, display(t.Lit)
-	case root != "" && strings.HasPrefix(strings.ToLower(abs), strings.ToLower(root)+"/"):
+	case root != "" && paths.WithinFold(root, abs):
 		return placeInside, ""
 	}
-	if home := cl.ctx.Home; home == "" || !strings.HasPrefix(abs, home+"/") {
+	if !paths.Within(cl.ctx.Home, abs) {
 		// the home folder is never scratch, wherever it is
 		if cl.inTemp(abs) {
 			return placeInside, ""
@@ -814,7 +816,7 @@ func (cl *classifier) isRoot(p string, contents, project bool) bool {
 		if r == "" {
 			continue
 		}
-		if strings.EqualFold(abs, r) || strings.HasPrefix(strings.ToLower(r), strings.ToLower(abs)+"/") {
+		if strings.EqualFold(abs, r) || paths.WithinFold(abs, r) {
 			return true
 		}
 	}
@@ -844,7 +846,7 @@ func (cl *classifier) holdsRoot(dir, rest string) bool {
 	}
 	first, _, _ := strings.Cut(rest, "/")
 	for _, r := range []string{cl.ctx.Home, cl.ctx.ProjectRoot} {
-		if r == "" || !strings.HasPrefix(strings.ToLower(r), strings.ToLower(abs)+"/") {
+		if !paths.WithinFold(abs, r) || strings.EqualFold(abs, r) {
 			continue
 		}
 		next, _, _ := strings.Cut(r[len(abs)+1:], "/")
@@ -1513,7 +1515,7 @@ func (cl *classifier) rsyncDelete(c *Command, args []Word) {
 		cl.block(c, "rm-outside", "rsync --delete into "+why+", outside the project and the temporary folder")
 	case placeInside, placeProject:
 		if why == "" {
-			if abs := cl.absOf(dest.Lit); abs != "" && (!cl.inTemp(abs) || strings.HasPrefix(abs, cl.ctx.ProjectRoot+"/")) {
+			if abs := cl.absOf(dest.Lit); abs != "" && (!cl.inTemp(abs) || cl.ctx.ProjectRoot == "" || abs != cl.ctx.ProjectRoot && paths.Within(cl.ctx.ProjectRoot, abs)) {
 				cl.confirmLocal(c, "rsync-delete", "rsync --delete deletes what "+display(dest.Lit)+" holds beyond its source")
 			}
 			return
@@ -1526,7 +1528,7 @@ func (cl *classifier) rsyncDelete(c *Command, args []Word) {
 
 func (cl *classifier) inTemp(abs string) bool {
 	for _, tmp := range tempRoots {
-		if strings.HasPrefix(abs, tmp) {
+		if abs != tmp && paths.Within(tmp, abs) {
 			return true
 		}
 	}
