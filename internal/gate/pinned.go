@@ -148,7 +148,10 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		roots[i] = real
 	}
 	trees := outermost(roots)
-	skip := in.notCode(project)
+	var skip func(string, bool) bool
+	if len(trees) > 0 { // made for a tree to walk only: most servers have none
+		skip = in.notCode(project)
+	}
 	for _, tree := range trees {
 		files, ok := walkPinned(tree, maxPinnedTree, skip)
 		found = append(found, files...)

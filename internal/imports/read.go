@@ -128,7 +128,7 @@ func (r *reader) parseInto(c *Candidate, path string) (any, bool) {
 	if strings.HasSuffix(path, ".toml") {
 		v, err = parseTOML(bytes.TrimPrefix(data, []byte("\uFEFF")))
 	} else {
-		v, blank, err = jsonc.Parse(data)
+		v, blank, err = jsonc.ParseOwned(data) // data is this reader's alone
 	}
 	switch {
 	case err != nil:

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // SyntaxError says where a document stopped being JSONC. Line and Column are
@@ -44,7 +45,21 @@ var ErrBeyondLimits = errors.New("the document is beyond what piagent can read")
 // is nil then. Numbers decode as float64, as JavaScript holds them; one
 // beyond float64's range as the json.Number written.
 func Parse(data []byte) (value any, blank bool, err error) {
-	text := DecodeUTF8(data)
+	return parse(DecodeUTF8(data))
+}
+
+// ParseOwned is Parse for a caller that lets go of data, a file it has
+// just read: the values returned may share data's memory (a file that is
+// valid UTF-8, nearly every one, is read where it lies, not copied first),
+// so data must never be changed after.
+func ParseOwned(data []byte) (value any, blank bool, err error) {
+	if !utf8.Valid(data) {
+		return parse(DecodeUTF8(data))
+	}
+	return parse(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+func parse(text string) (value any, blank bool, err error) {
 	if v, ok := fastDecode(text); ok {
 		return v, false, nil
 	}

@@ -20,6 +20,44 @@ var (
 	urlBoundDrops = []string{"headers", "bearerToken", "bearerTokenEnv", "bearerTokenStore", "requestHeadersCommand", "caFile"}
 )
 
+// keySet is a set of the keys a merge may drop, a bit each (dropBits): a
+// merge with a lower entry once made a map of them.
+type keySet uint32
+
+// dropBits numbers every key in the lists above, and oauth and literalEnv.
+var dropBits = func() map[string]keySet {
+	m := map[string]keySet{}
+	for _, list := range [][]string{commandDrops, urlDrops, socketDrops, urlBoundDrops, {"oauth", "literalEnv"}} {
+		for _, k := range list {
+			if _, ok := m[k]; !ok {
+				m[k] = 1 << len(m)
+			}
+		}
+	}
+	if len(m) > 32 {
+		panic("mcpconfig: more keys a merge drops than a keySet holds")
+	}
+	return m
+}()
+
+var (
+	commandDropSet  = keySetOf(commandDrops)
+	urlDropSet      = keySetOf(urlDrops)
+	socketDropSet   = keySetOf(socketDrops)
+	urlBoundDropSet = keySetOf(urlBoundDrops)
+)
+
+func keySetOf(keys []string) keySet {
+	var s keySet
+	for _, k := range keys {
+		s |= dropBits[k]
+	}
+	return s
+}
+
+// has reports whether k is in s; a key no list names never is.
+func (s keySet) has(k string) bool { return s != 0 && s&dropBits[k] != 0 }
+
 // Agent Plugin fields the adapter keeps literal (it marks them on the
 // translated entry); the mark travels with the field through merges.
 const (
@@ -62,40 +100,32 @@ func mergeMarked(base Entry, baseLit uint8, hasBase bool, next Entry, nextLit ui
 		}
 		return out, lit
 	}
-	drop := map[string]bool{}
+	var drop keySet
 	if _, ok := next["command"].(string); ok {
-		for _, k := range commandDrops {
-			drop[k] = true
-		}
+		drop = commandDropSet
 	} else if _, ok := next["url"].(string); ok {
-		for _, k := range urlDrops {
-			drop[k] = true
-		}
+		drop = urlDropSet
 	} else if _, ok := next["socket"].(string); ok {
-		for _, k := range socketDrops {
-			drop[k] = true
-		}
+		drop = socketDropSet
 	}
 	if nu, ok := next["url"].(string); ok {
 		if bu, same := base["url"].(string); !same || bu != nu {
-			for _, k := range urlBoundDrops {
-				drop[k] = true
-			}
+			drop |= urlBoundDropSet
 			if o, ok := base["oauth"].(bool); !ok || o {
-				drop["oauth"] = true
+				drop |= dropBits["oauth"]
 			}
 		}
 	}
 	if _, ok := next["env"]; ok && baseLit&litEnv != 0 {
 		if _, ok := base["env"]; ok {
 			if _, ok := next["literalEnv"]; !ok {
-				drop["literalEnv"] = true
+				drop |= dropBits["literalEnv"]
 			}
 		}
 	}
 	out := make(Entry, len(base)+len(next))
 	for k, v := range base {
-		if !drop[k] {
+		if !drop.has(k) {
 			out[k] = v
 		}
 	}
@@ -110,7 +140,7 @@ func mergeMarked(base Entry, baseLit uint8, hasBase bool, next Entry, nextLit ui
 			}
 			continue
 		}
-		if _, ok := base[f.key]; ok && !drop[f.key] && baseLit&f.mark != 0 {
+		if _, ok := base[f.key]; ok && !drop.has(f.key) && baseLit&f.mark != 0 {
 			lit |= f.mark
 		}
 	}
@@ -125,8 +155,17 @@ type node struct {
 	contribs []Contribution
 }
 
+// leafNode is a leaf's node with its one contribution beside it: one
+// allocation a server, not two.
+type leafNode struct {
+	node
+	one [1]Contribution
+}
+
 func leaf(c Contribution, lit uint8) *node {
-	return &node{entry: c.Entry, lit: lit, contribs: []Contribution{c}}
+	n := &leafNode{node: node{entry: c.Entry, lit: lit}, one: [1]Contribution{c}}
+	n.contribs = n.one[:]
+	return &n.node
 }
 
 func mergeNode(base, next *node) *node {

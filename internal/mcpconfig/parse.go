@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"unicode"
 	"unicode/utf16"
@@ -31,12 +32,13 @@ type parsedConfig struct {
 // parseConfig reads one config layer. blank reports a file that holds only
 // whitespace and comments, which the adapter treats as absent. An error is
 // a *jsonc.SyntaxError or wraps errInvalidConfig; the adapter then ignores
-// the whole file.
+// the whole file. data is parseConfig's: what it returns may share its
+// memory (jsonc.ParseOwned).
 func parseConfig(data []byte) (cfg parsedConfig, blank bool, err error) {
 	if blankJS(data) {
 		return cfg, true, nil
 	}
-	v, blank, err := jsonc.Parse(data)
+	v, blank, err := jsonc.ParseOwned(data)
 	if err != nil || blank {
 		return cfg, blank, err
 	}
@@ -117,21 +119,29 @@ func validateConfig(v any) (parsedConfig, bool, error) {
 // serverEntries keeps the object-valued entries of a server map, and says
 // what it passed over, as the adapter does without a word.
 func serverEntries(v any) (map[string]Entry, []string) {
-	out := map[string]Entry{}
 	m, ok := v.(map[string]any)
 	if !ok {
+		out := map[string]Entry{}
 		if v == nil {
 			return out, nil
 		}
 		return out, []string{fmt.Sprintf("mcpServers is %s, not an object: the adapter reads no server from it", jsonKind(v))}
 	}
-	var ignored []string
-	for _, name := range sortedNames(m) {
-		if entry, ok := m[name].(map[string]any); ok && name != "__proto__" {
+	// made at its size, and read in the map's order: only what is passed
+	// over needs an order (its words)
+	out := make(map[string]Entry, len(m))
+	var skipped []string
+	for name, v := range m {
+		if entry, ok := v.(map[string]any); ok && name != "__proto__" {
 			out[name] = entry
 		} else if !ok {
-			ignored = append(ignored, fmt.Sprintf("mcpServers.%s is %s, not an object: the adapter skips it", name, jsonKind(m[name])))
+			skipped = append(skipped, name)
 		}
+	}
+	slices.Sort(skipped)
+	var ignored []string
+	for _, name := range skipped {
+		ignored = append(ignored, fmt.Sprintf("mcpServers.%s is %s, not an object: the adapter skips it", name, jsonKind(m[name])))
 	}
 	return out, ignored
 }

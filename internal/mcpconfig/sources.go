@@ -48,7 +48,7 @@ func (l *loader) readJSONC(p string) (any, error) {
 	if err != nil {
 		return nil, errors.New(errText(err))
 	}
-	v, blank, err := jsonc.Parse(data)
+	v, blank, err := jsonc.ParseOwned(data)
 	if blank {
 		return nil, &jsonc.SyntaxError{Line: 1, Column: 1, Msg: "unexpected end of JSON input"}
 	}
@@ -678,7 +678,7 @@ func (l *loader) claudePlugins(higher *serverMap) *serverMap {
 		if err != nil {
 			continue
 		}
-		raw, blank, err := jsonc.Parse(data)
+		raw, blank, err := jsonc.ParseOwned(data)
 		if err != nil || blank {
 			if err == nil {
 				err = &jsonc.SyntaxError{Line: 1, Column: 1, Msg: "unexpected end of JSON input"}
@@ -753,7 +753,7 @@ func (l *loader) claudeManifest(root string) (string, bool) {
 	if err != nil {
 		return fallback, true
 	}
-	raw, _, err := jsonc.Parse(data)
+	raw, _, err := jsonc.ParseOwned(data)
 	if err != nil {
 		l.skipParse(p, LayerClaudePlugin, err, false)
 		return "", false

@@ -16,7 +16,6 @@
 package safefile
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -86,13 +85,25 @@ func Read(path string, o Options) ([]byte, error) {
 	}
 	defer f.Close()
 	max := o.max()
-	// fi.Size() is no bound: the file may grow while it is read.
+	// fi.Size() is no bound: the file may grow while it is read. Read
+	// into a buffer of its size and a byte, grown only if it grew (as
+	// os.ReadFile does; bytes.Buffer's ReadFrom doubled the buffer before
+	// the read that finds the end, three times a file's size in all).
 	data := make([]byte, 0, min(fi.Size(), max)+1)
-	buf := bytes.NewBuffer(data)
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	r := io.LimitReader(f, max+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
-	data = buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, &Error{Path: path, Err: ErrTooLarge, Detail: "over " + size(max)}
 	}

@@ -59,6 +59,7 @@ func bins(b testing.TB) string {
 			}
 		}
 		for name, src := range map[string]string{
+			"floor": floorSource,
 			"hello": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
 			// echo answers each request line with a fixed decision, with
 			// the helper's framing: the floor of a pipe round trip.
@@ -164,19 +165,154 @@ func runProcess(b *testing.B, dir string, environ []string, argv ...string) {
 }
 
 // BenchmarkListJSON is `piagent-mcp list --json` as a whole process, with
-// a hello-world Go binary's start as the floor.
+// a hello-world Go binary's start as the floor of a process, and beside
+// each size the encoding/json floor (floor-N): a program that only reads
+// the same files with encoding/json into map[string]any and writes a JSON
+// list of the same servers. PIAGENT_MCP, when set, is the piagent-mcp
+// binary measured (an older build, for a before/after in one run);
+// LIST_SIZES, when set, the sizes (comma-separated).
 func BenchmarkListJSON(b *testing.B) {
 	dir := bins(b)
+	mcp := filepath.Join(dir, "piagent-mcp")
+	if p := os.Getenv("PIAGENT_MCP"); p != "" {
+		mcp = p
+	}
+	sizes := []int{1, 100, 1000, 10000, 100000}
+	if s := os.Getenv("LIST_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatalf("LIST_SIZES: %v", err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
 	b.Run("hello", func(b *testing.B) {
 		runProcess(b, os.TempDir(), env(os.TempDir()), filepath.Join(dir, "hello"))
 	})
-	for _, n := range []int{1, 100, 1000, 10000, 100000} {
+	for _, n := range sizes {
 		home, proj := fixture(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			runProcess(b, proj, env(home), filepath.Join(dir, "piagent-mcp"), "list", "--json")
+			runProcess(b, proj, env(home), mcp, "list", "--json")
+		})
+		b.Run("floor-"+strconv.Itoa(n), func(b *testing.B) {
+			runProcess(b, proj, env(home), filepath.Join(dir, "floor"))
 		})
 	}
 }
+
+// floorSource is the encoding/json floor of `list --json`: it reads the
+// fixture's six JSON files (their comment lines dropped, as the fixture
+// writes them) and its codex TOML (three line forms), decodes each JSON
+// file with encoding/json into map[string]any, and writes the servers,
+// sorted by name, as one JSON list of name, scope, transport, target and
+// source, with encoding/json. It does nothing a reader of the same files
+// could skip: no layers' rules, no gate, no digests.
+const floorSource = `package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+type row struct {
+	Name      string            ` + "`json:\"name\"`" + `
+	Scope     string            ` + "`json:\"scope\"`" + `
+	Transport string            ` + "`json:\"transport\"`" + `
+	Target    string            ` + "`json:\"target\"`" + `
+	Source    map[string]string ` + "`json:\"source\"`" + `
+}
+
+func main() {
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	files := []struct{ path, scope string }{
+		{filepath.Join(home, ".config", "mcp", "mcp.json"), "global"},
+		{filepath.Join(home, ".agents", "mcp.json"), "global"},
+		{filepath.Join(home, ".pi", "agent", "mcp.json"), "pi-global"},
+		{filepath.Join(cwd, ".mcp.json"), "project"},
+		{filepath.Join(cwd, ".pi", "mcp.json"), "pi-project"},
+		{filepath.Join(home, ".cursor", "mcp.json"), "global"},
+	}
+	var rows []row
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			continue
+		}
+		var out []byte
+		for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+			if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("//")) {
+				out = append(out, l...)
+			}
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(out, &doc); err != nil {
+			os.Exit(2)
+		}
+		servers, _ := doc["mcpServers"].(map[string]any)
+		for name, v := range servers {
+			e, _ := v.(map[string]any)
+			rows = append(rows, entryRow(name, f.scope, f.path, e))
+		}
+	}
+	toml := filepath.Join(home, ".codex", "config.toml")
+	if data, err := os.ReadFile(toml); err == nil {
+		var name string
+		var e map[string]any
+		flush := func() {
+			if e != nil {
+				rows = append(rows, entryRow(name, "global", toml, e))
+			}
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			switch {
+			case strings.HasPrefix(l, "[mcp_servers."):
+				flush()
+				name, e = strings.TrimSuffix(strings.TrimPrefix(l, "[mcp_servers."), "]"), map[string]any{}
+			case strings.HasPrefix(l, "command = "):
+				var s string
+				json.Unmarshal([]byte(strings.TrimPrefix(l, "command = ")), &s)
+				e["command"] = s
+			case strings.HasPrefix(l, "args = "):
+				var a []any
+				json.Unmarshal([]byte(strings.TrimPrefix(l, "args = ")), &a)
+				e["args"] = a
+			}
+		}
+		flush()
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(map[string]any{"project": cwd, "servers": rows})
+	w.Flush()
+}
+
+func entryRow(name, scope, file string, e map[string]any) row {
+	r := row{Name: name, Scope: scope, Transport: "invalid", Target: "-", Source: map[string]string{"file": file}}
+	if c, ok := e["command"].(string); ok {
+		r.Transport, r.Target = "stdio", c
+		if args, ok := e["args"].([]any); ok {
+			for _, a := range args {
+				if s, ok := a.(string); ok {
+					r.Target += " " + s
+				}
+			}
+		}
+	} else if u, ok := e["url"].(string); ok {
+		r.Transport, r.Target = "http", u
+	}
+	return r
+}
+`
 
 // helper is a guard helper process driven over its pipes.
 // helper drives a helper process over two pipes with raw system calls:
