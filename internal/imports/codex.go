@@ -73,8 +73,8 @@ var errUnsafeInteger = errors.New("integer value cannot be represented losslessl
 // smol-toml gives them to JavaScript: integers and floats as float64 (NaN and
 // infinities as in JavaScript), dates and times as their ISO strings.
 func parseTOML(data []byte) (any, error) {
-	var m map[string]any
-	if err := toml.Unmarshal(data, &m); err != nil {
+	m, err := unmarshalTOML(data)
+	if err != nil {
 		return nil, err
 	}
 	v, err := jsValue(m)
