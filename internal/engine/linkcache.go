@@ -82,6 +82,11 @@ func (c *linkCache) fresh() bool {
 // path's resolution again).
 func (c *linkCache) forget(shape bool, names []string) {
 	if shape {
+		// a watched folder may have been moved or removed: its watch
+		// follows the old inode or is gone, and the folder now at that
+		// name would be watched by nothing; watch afresh
+		c.w.Close()
+		c.w, c.watched = fswatch.New(), map[string]bool{}
 		c.reset()
 		return
 	}

@@ -148,15 +148,17 @@ func (w *Watch) DrainAll() (changed, folders, lost bool, names []string) {
 	}
 }
 
-// HardLinked reports whether one of names is a regular file with another
-// name: inotify reports a write to the folder of the name written through,
-// so a write through a second name beside a watched file is an event on
-// that name alone. A caller that acts only on the names it knows checks
+// HardLinked reports whether one of names may be a second name of a
+// file: a regular file with more than one link, or a name that is gone (a
+// link made, written through and removed between two calls leaves only
+// its name behind). inotify reports a write to the folder of the name
+// written through, so such a write beside a watched file is an event on
+// that name alone; a caller that acts only on the names it knows checks
 // everything when this is so.
 func HardLinked(names []string) bool {
 	for _, n := range names {
 		var st unix.Stat_t
-		if unix.Lstat(n, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+		if err := unix.Lstat(n, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
 			return true
 		}
 	}

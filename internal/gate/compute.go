@@ -75,13 +75,16 @@ func Compute(in Input) *Gate {
 	direct := parseDirectEnv(in.getenv("MCP_DIRECT_TOOLS"))
 	g.Servers = make([]Server, len(v.Servers))
 	if workers := min(runtime.GOMAXPROCS(0), 4); in.newFS != nil && workers > 1 && len(v.Servers) >= sideBySide {
-		in.serversSideBySide(g.Servers, direct, workers)
+		g.consulted = in.serversSideBySide(g.Servers, direct, workers)
 	} else {
 		if in.newFS != nil {
 			in.FS = in.newFS(len(v.Servers))
 		}
 		for i := range v.Servers {
 			g.Servers[i] = in.server(&v.Servers[i], direct)
+		}
+		if f, ok := in.FS.(*snapFS); ok && in.newFS != nil {
+			g.consulted = f.consulted()
 		}
 	}
 	g.Blocks = in.blocks(g, direct)
@@ -94,7 +97,7 @@ func Compute(in Input) *Gate {
 // goroutine, each with its own file system memory and PATH lookups (the
 // only state judging a server changes); the folders pinned whole are
 // gathered in the servers' order, as one goroutine would have.
-func (in *Input) serversSideBySide(out []Server, direct directEnv, workers int) {
+func (in *Input) serversSideBySide(out []Server, direct directEnv, workers int) (consulted []string) {
 	v := in.View
 	parts := make([]Input, workers)
 	var wg sync.WaitGroup
@@ -114,8 +117,12 @@ func (in *Input) serversSideBySide(out []Server, direct directEnv, workers int) 
 	wg.Wait()
 	for i := range parts {
 		in.treePins = append(in.treePins, parts[i].treePins...)
+		if f, ok := parts[i].FS.(*snapFS); ok {
+			consulted = append(consulted, f.consulted()...)
+		}
 	}
 	in.FS = parts[0].FS // for what Compute looks at after
+	return consulted
 }
 
 func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {

@@ -115,6 +115,11 @@ func (g *Gate) editable(p string) bool {
 	if setNames[base] || slices.Contains(manifests, base) || slices.Contains(lockfiles, base) {
 		return false
 	}
+	// a file the configuration reader read (a plugin's mcp.json or
+	// plugin.json, a layer's target): its content can change definitions
+	if _, ok := slices.BinarySearch(g.View.Consulted, p); ok {
+		return false
+	}
 	rel, err := filepath.Rel(g.View.Cwd, p)
 	if err != nil {
 		return false

@@ -85,6 +85,10 @@ func load(o Options, sign bool) (*Gate, error) {
 	// changes whether the store counts.
 	watched := append(slices.Clone(view.Consulted), storePath, filepath.Dir(storePath))
 	watched = append(watched, g.PinnedPaths()...)
+	// every path judging the servers asked about, missing ones included:
+	// a node_modules made above a server's package, a manifest that moves
+	// its package, a command installed on PATH change the answer
+	watched = append(watched, g.consulted...)
 	gitDir := filepath.Join(view.Cwd, ".git")
 	for _, t := range g.TreePins {
 		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {

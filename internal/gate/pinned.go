@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -152,11 +153,31 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	if len(trees) > 0 { // made for a tree to walk only: most servers have none
 		skip = in.notCode(project)
 	}
-	for _, tree := range trees {
-		files, ok := walkPinned(tree, maxPinnedTree, skip)
+	for i := 0; i < len(trees); i++ { // trees grows with the folders links lead to
+		tree := trees[i]
+		files, links, ok := walkPinned(tree, maxPinnedTree, skip)
 		found = append(found, files...)
 		if !ok {
 			found = append(found, filepath.Join(tree, treeTooLarge))
+		}
+		// A link in the package to elsewhere in the project is pinned by
+		// its text, and the code loads what is there: that is pinned too,
+		// a file by its content, a folder walked like the package. (A link
+		// out of the project stays pinned by its text: docs/sandbox.md.)
+		for _, l := range links {
+			real, inside := realIn(project, l)
+			if !inside || real == l || slices.ContainsFunc(trees, func(t string) bool { return paths.Within(t, real) }) {
+				continue
+			}
+			switch fi, err := os.Stat(real); {
+			case err != nil:
+			case fi.IsDir() && len(trees) < maxLinkedTrees:
+				trees = append(trees, real)
+			case fi.IsDir():
+				found = append(found, filepath.Join(real, treeTooLarge))
+			case fi.Mode().IsRegular():
+				found = append(found, real)
+			}
 		}
 	}
 	slices.Sort(found)

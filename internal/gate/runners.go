@@ -278,7 +278,7 @@ func (in *Input) isFile(p string) bool {
 
 // walkPinned lists the regular files beneath dir, bounded, leaving out
 // what skip names (a folder skips its whole tree).
-func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (files []string, ok bool) {
+func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (files, links []string, ok bool) {
 	ok = true
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -303,11 +303,19 @@ func walkPinned(dir string, limit int, skip func(p string, dir bool) bool) (file
 				return filepath.SkipAll
 			}
 			files = append(files, p)
+			if d.Type()&fs.ModeSymlink != 0 {
+				links = append(links, p)
+			}
 		}
 		return nil
 	})
-	return files, ok
+	return files, links, ok
 }
+
+// maxLinkedTrees bounds the folders elsewhere in the project that links in
+// a package lead to, each walked and pinned like the package; past it the
+// server cannot be approved (treeTooLarge).
+const maxLinkedTrees = 64
 
 // linkDigest is the prefix of a symbolic link's digest: what it points to
 // (the link's text), not the content there. Changing a link's text means

@@ -65,6 +65,20 @@ func (f *snapFS) ReadFile(p string) ([]byte, error) {
 	return data, err
 }
 
+// consulted lists every path the computation asked about, present or
+// missing: where a later file would change its answer (a node_modules
+// made above a server's package, a command installed on PATH).
+func (f *snapFS) consulted() []string {
+	out := make([]string, 0, len(f.stats)+len(f.files))
+	for p := range f.stats {
+		out = append(out, p)
+	}
+	for p := range f.files {
+		out = append(out, p)
+	}
+	return out
+}
+
 // missing reports a path whose folder was listed without its name. Only
 // where names are case-sensitive (Linux), so that a listing can say no.
 func (f *snapFS) missing(p string) bool {

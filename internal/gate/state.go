@@ -120,6 +120,9 @@ type Gate struct {
 	input *Input          // what computed it (cached gates): for afterEdits
 	index map[string]int  // Signature's index by path, made by afterEdits
 	ways  map[string]bool // Signature's paths and every folder above them (onTheWay)
+	// consulted are the paths judging the servers asked about (snapFS),
+	// present or missing: the signature holds them
+	consulted []string
 	// id names a cached gate; from is the id of the one afterEdits
 	// refreshed into this one (an id, not a pointer: a chain of pointers
 	// would keep every refreshed gate alive)
