@@ -165,6 +165,13 @@ func HardLinked(names []string) bool {
 	return false
 }
 
+// Linked is HardLinked for one name that still is: a regular file with
+// another name.
+func Linked(name string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1
+}
+
 // Close releases the watch.
 func (w *Watch) Close() {
 	if w != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/fswatch"
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
 	"os"
 	"path/filepath"
@@ -42,7 +43,14 @@ func (g *Gate) afterEdits(names []string) (*Gate, bool) {
 		if !ok {
 			// beside what the gate read, unless it is a second name of a
 			// file: a write through it is an event on this name alone,
-			// and the file may be one the gate read
+			// and the file may be one the gate read. In the project a
+			// name gone may have been one (made, written through and
+			// removed in one command); outside it, in the folders above
+			// (a home, /tmp), files come and go all day and the agent
+			// cannot write there.
+			if !paths.Within(g.View.Cwd, p) {
+				return !fswatch.Linked(p)
+			}
 			return !fswatch.HardLinked([]string{p})
 		}
 		st := stampOf(p)

@@ -299,7 +299,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 			}
 			shape = true // something changed that no event named
 		}
-		if e.g.Signature.Valid() {
+		if e.g.Signature.Valid() || e.g.Signature.settle() {
 			if !shape {
 				// Files changed nearby, not what the gate read, and every
 				// watched folder is as it was: the watch still covers all.
