@@ -28,6 +28,9 @@ func TestAfterEditsMatchesLoad(t *testing.T) {
 	if err := os.Symlink("f00001.js", filepath.Join(app, "src", "d000", "link.js")); err != nil {
 		t.Fatal(err)
 	}
+	// a second server on the same package, never approved: its pinned
+	// list is refreshed the other way (repin), for a later approval
+	os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers":{"custom":{"command":"./bin/serve","cwd":"app"},"pending":{"command":"./bin/serve","cwd":"app","args":["--other"]}}}`), 0o644)
 	time.Sleep(safefile.RacyWindow) // the tree as a session finds it
 	o := Options{Home: home, Cwd: proj}
 	var c Cache
@@ -101,13 +104,15 @@ func TestAfterEditsMatchesLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, _ := got.Server("custom")
-		ws, _ := want.Server("custom")
-		if gs.State != ws.State || gs.Reason != ws.Reason {
-			t.Fatalf("step %d %s: cached %s (%s), fresh %s (%s)", i, st.name, gs.State, gs.Reason, ws.State, ws.Reason)
-		}
-		if !slices.Equal(gs.Pinned, ws.Pinned) {
-			t.Fatalf("step %d %s: pinned files differ from a fresh load", i, st.name)
+		for _, name := range []string{"custom", "pending"} {
+			gs, _ := got.Server(name)
+			ws, _ := want.Server(name)
+			if gs.State != ws.State || gs.Reason != ws.Reason {
+				t.Fatalf("step %d %s: %s cached %s (%s), fresh %s (%s)", i, st.name, name, gs.State, gs.Reason, ws.State, ws.Reason)
+			}
+			if !slices.Equal(gs.Pinned, ws.Pinned) {
+				t.Fatalf("step %d %s: %s's pinned files differ from a fresh load", i, st.name, name)
+			}
 		}
 	}
 	if n := refreshes.Load() - before; n < 10 {
