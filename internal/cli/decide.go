@@ -179,8 +179,8 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 	a.printFlags(g, d.Flags)
 	a.toolsOf(g, s).preview(w, s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
-	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
-		fmt.Fprintf(w, "grants: read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
+	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
+		fmt.Fprintf(w, "grants: read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
 	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
 }

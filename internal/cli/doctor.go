@@ -17,10 +17,12 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/netproxy"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/sandboxexec"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -54,6 +56,9 @@ type doctorJSON struct {
 	// session changed in its git and Pi files, put back (piagent pi does
 	// not start until each is accepted or discarded).
 	Quarantines []*baseline.Quarantine `json:"quarantines"`
+	// NetRefused are the connections the network proxy refused in the
+	// last week (issue 44), one per host, port and caller.
+	NetRefused []netproxy.Refused `json:"networkRefused"`
 	// Watch says when the record those files are compared with is taken.
 	Watch string `json:"watch"`
 }
@@ -126,6 +131,10 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 			d.Stopped[s.Name] = lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
 			d.Attention = true
 		}
+	}
+	d.NetRefused = netproxy.Recent(sandboxexec.NetLog(a.env.Home), time.Now().Add(-7*24*time.Hour), 20)
+	if d.NetRefused == nil {
+		d.NetRefused = []netproxy.Refused{}
 	}
 	d.Quarantines, _ = baseline.Pending(a.env.Home, g.View.Cwd)
 	if d.Quarantines == nil {
@@ -262,6 +271,12 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	for _, s := range g.Servers {
 		if r, ok := d.Stopped[s.Name]; ok {
 			fmt.Fprintf(w, "\n%s %s\n  fix: %s\n", s.Name, r.Text, r.Fix)
+		}
+	}
+	if len(d.NetRefused) > 0 {
+		fmt.Fprintf(w, "\nnetwork: the proxy refused, in the last week:\n")
+		for _, r := range d.NetRefused {
+			fmt.Fprintf(w, "  %s:%d\t%s\t%d×, last %s\n    fix: %s\n", r.Host, r.Port, r.Who, r.Count, r.Time.Local().Format("2006-01-02 15:04"), r.Fix)
 		}
 	}
 	if d.Docker.Checked {

@@ -352,8 +352,8 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 		fmt.Fprintf(w, "last run:    %s\n", r.Text)
 		fmt.Fprintf(w, "  fix:       %s\n", r.Fix)
 	}
-	if len(d.Grants.Read)+len(d.Grants.Write) > 0 {
-		fmt.Fprintf(w, "grants:      read %s; write %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write))
+	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
+		fmt.Fprintf(w, "grants:      read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
 	}
 	if d.Definition != nil && d.Sandbox != "remote" {
 		fmt.Fprintf(w, "environment: the sandbox's default set, plus %s (names; none of Pi's other keys)\n", listOr(d.Environment))

@@ -12,13 +12,14 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/grant"
 	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/nethosts"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 )
 
 func (a *app) grantCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "grant NAME (--read DIR | --write DIR | --env VAR)... [--remove]",
+		Use:   "grant (NAME | --agent) (--read DIR | --write DIR | --env VAR | --net HOST[:PORT])... [--remove]",
 		Short: "Let a server reach a folder beyond its sandbox profile, for this project",
 		Long: `Let a server reach a folder beyond its sandbox profile, for this project.
 
@@ -34,22 +35,65 @@ A server receives a default set of variables (PATH, HOME, locale, proxies,
 toolchains), the keys of its own approved definition's env, and the names
 in your policy's passEnv; --env passes one more of Pi's variables to this
 server alone (a token it needs). Nothing else of Pi's environment — its API
-keys above all — reaches it.`,
+keys above all — reaches it.
+
+The network (with "network": "registries", the default) goes through
+piagent's proxy, which reaches the package registries alone; --net lets
+this server (or, with --agent, the agent's commands in this project) reach
+one more host (HOST for https and http, HOST:PORT, *.DOMAIN), or a service
+of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
 		Example: `  piagent-mcp grant notes --write ~/notes
   piagent-mcp grant indexer --read ~/datasets
   piagent-mcp grant notes --write ~/notes --remove
-  piagent-mcp grant github --env GITHUB_TOKEN`,
-		Args: exactArgs(1, "NAME"),
+  piagent-mcp grant github --env GITHUB_TOKEN
+  piagent-mcp grant github --net api.github.com
+  piagent-mcp grant --agent --net 127.0.0.1:5432`,
+	}
+	agent := c.Flags().Bool("agent", false, "grant to the agent's own commands in this project (with --net) instead of a server")
+	c.Args = func(c *cobra.Command, args []string) error {
+		if *agent {
+			return exactArgs(0, "no NAME with --agent")(c, args)
+		}
+		return exactArgs(1, "NAME")(c, args)
 	}
 	read := c.Flags().StringArray("read", nil, "a folder the server may read although its profile hides it")
 	write := c.Flags().StringArray("write", nil, "a folder the server may write")
 	env := c.Flags().StringArray("env", nil, "a variable of Pi's environment the server receives")
+	netHosts := c.Flags().StringArray("net", nil, "a host (HOST[:PORT], *.DOMAIN) reached through piagent's proxy, or a loopback port of this machine's")
 	remove := c.Flags().Bool("remove", false, "take the named folders and variables away instead")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(nil)
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		if len(*read) == 0 && len(*write) == 0 && len(*env) == 0 {
-			return usagef("name a folder with --read or --write, or a variable with --env")
+		if len(*read) == 0 && len(*write) == 0 && len(*env) == 0 && len(*netHosts) == 0 {
+			return usagef("name a folder with --read or --write, a variable with --env, or a host with --net")
+		}
+		for i, h := range *netHosts {
+			e, err := nethosts.ParseEntry(h)
+			if err != nil {
+				return usagef("--net %v", err)
+			}
+			(*netHosts)[i] = e.String()
+		}
+		if *agent {
+			if len(*read) > 0 || len(*write) > 0 || len(*env) > 0 {
+				return usagef("--agent takes --net alone")
+			}
+			project, err := a.projectDir(c)
+			if err != nil {
+				return err
+			}
+			if r, err := filepath.EvalSymlinks(project); err == nil {
+				project = r
+			}
+			got, err := grant.Add(a.env.Home, project, grant.Agent, grant.Grant{Net: *netHosts}, *remove)
+			if err != nil {
+				return refused(fmt.Errorf("cannot record the grant: %w", err))
+			}
+			if *asJSON {
+				return a.writeJSON(map[string]any{"agent": true, "project": project, "grant": got})
+			}
+			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", project, listOr(got.Net), registry.GrantsFile(a.env.Home))
+			return nil
 		}
 		for _, v := range *env {
 			if !validEnvName(v) {
@@ -83,7 +127,7 @@ keys above all — reaches it.`,
 				}
 			}
 		}
-		got, err := grant.Add(a.env.Home, g.Project, s.Name, grant.Grant{Read: r, Write: w, Env: *env}, *remove)
+		got, err := grant.Add(a.env.Home, g.Project, s.Name, grant.Grant{Read: r, Write: w, Env: *env, Net: *netHosts}, *remove)
 		if err != nil {
 			return refused(fmt.Errorf("cannot record the grant: %w", err))
 		}
@@ -95,7 +139,7 @@ keys above all — reaches it.`,
 		if *remove {
 			verb = "removed"
 		}
-		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write), listOr(got.Env))
+		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s; network %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write), listOr(got.Env), listOr(got.Net))
 		for _, d := range append(append([]string{}, r...), w...) {
 			if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) && !*remove {
 				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)

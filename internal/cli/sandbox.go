@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/piagent/piagent/internal/nethosts"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
@@ -70,6 +71,9 @@ status and signals pass through: COMMAND replaces piagent.`,
 		p := a.agentProfile(dir)
 		pol, perr := policy.LoadSettings(a.env.Home, dir)
 		p.SetNetworkOff(perr != nil || pol.Err() != nil || pol.Network() == policy.NetworkOff)
+		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries {
+			p.Registries, p.AllowHosts = true, pol.AllowHosts()
+		}
 		if *asJSON {
 			enc := json.NewEncoder(a.env.Stdout)
 			enc.SetIndent("", "  ")
@@ -144,6 +148,9 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 			fmt.Fprintln(w, "network: off in your policy, and nothing here can apply it: every command the agent runs is refused")
 			return
 		}
+		if p.Registries {
+			fmt.Fprintln(w, "network: through piagent's proxy, which nothing here can apply: with \"network\": \"registries\" in your policy every command the agent runs is refused; by default they get the host's network")
+		}
 		fmt.Fprintln(w, "commands the agent runs are checked by the command reader alone; set \"sandbox\": \"required\" in ~/.pi/piagent-policy.json to block them instead")
 		return
 	}
@@ -171,9 +178,20 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
 	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
 	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
+	hosts := "the package registries (" + strings.Join(nethosts.Registries, ", ") + ")"
+	if len(p.AllowHosts) > 0 {
+		hosts += " and " + strings.Join(p.AllowHosts, ", ")
+	}
 	switch {
+	case p.Registries && st.Namespaces != "":
+		fmt.Fprintln(w, "  network: registries: a network namespace with its own loopback; HTTP(S)_PROXY names piagent's proxy, outside, which reaches "+hosts+"; everything else gets 403, logged for doctor; this machine's services on 127.0.0.1 and ::1, and its abstract sockets, out of reach unless granted by port; UDP has nowhere to go; vsock refused")
+	case p.Registries && st.ABI >= sandbox.MinNetABI:
+		fmt.Fprintln(w, "  network: registries, without a namespace: Landlock lets TCP connect only to the proxy's port (random per command), which reaches "+hosts+"; seccomp refuses UDP, SCTP and every family but IPv4, IPv6 and netlink")
+		fmt.Fprintln(w, "  not covered without a namespace: Landlock filters connect by port, never by address: a service of this machine's, or a host, listening on the proxy's port (or a granted one) is reachable; the command cannot connect to its own listeners on loopback; abstract sockets are scoped only with Landlock ABI 6")
+	case p.Registries:
+		fmt.Fprintf(w, "  network: registries cannot be applied here (no namespace, Landlock ABI %d: TCP rules need ABI %d): with it named in your policy every command is refused; by default commands get the host's network, this machine's services included\n", st.ABI, sandbox.MinNetABI)
 	case !p.NetworkOff:
-		fmt.Fprintln(w, "  network: on: commands reach the network and this machine's own services on 127.0.0.1 and ::1 (a dev server, a database, a debugger port); \"network\": \"off\" in ~/.pi/piagent-policy.json takes it away")
+		fmt.Fprintln(w, "  network: on: commands reach the network and this machine's own services on 127.0.0.1 and ::1 (a dev server, a database, a debugger port); \"network\": \"registries\" (the default) or \"off\" in ~/.pi/piagent-policy.json takes it away")
 	case st.Namespaces != "":
 		fmt.Fprintln(w, "  network: off: a network namespace with only its own loopback; this machine's services and abstract sockets are out of reach; vsock refused")
 	default:

@@ -32,11 +32,13 @@ import (
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
+	"github.com/piagent/piagent/internal/netproxy"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
+	"github.com/piagent/piagent/internal/sandboxexec"
 	"github.com/piagent/piagent/internal/serverrun"
 	"github.com/piagent/piagent/internal/setup"
 	"github.com/piagent/piagent/internal/toolname"
@@ -788,6 +790,10 @@ func (en *Engine) State() (State, error) {
 	}
 	st.Notice = append(st.Notice, sandboxNotice(en.sandboxStatus())...)
 	if !quiet {
+		// issue 44: what the network proxy refused, with the fix.
+		if n := netproxy.Notice(sandboxexec.NetLog(en.Home), time.Now().Add(-24*time.Hour)); n != "" {
+			st.Notice = append(st.Notice, n)
+		}
 		// issue 42: a server the sandbox stopped is named, with the grant.
 		for _, s := range g.Servers {
 			if s.State == gate.Disabled {

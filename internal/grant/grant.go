@@ -26,7 +26,15 @@ type Grant struct {
 	// Env names variables of Pi's environment the server receives beyond
 	// the default set and its own definition's (a credential it needs).
 	Env []string `json:"env,omitempty"`
+	// Net names hosts (HOST, HOST:PORT, *.DOMAIN) the server reaches
+	// through piagent's proxy beyond the package registries, and ports of
+	// this machine's loopback (127.0.0.1:5432) forwarded to it.
+	Net []string `json:"net,omitempty"`
 }
+
+// Agent is the name under which grants for the agent's own commands in a
+// project are kept (piagent-mcp grant --agent): no server is named so.
+const Agent = "(agent)"
 
 type file struct {
 	Version  int                         `json:"version"`
@@ -96,11 +104,11 @@ func Add(home, project, server string, add Grant, remove bool) (Grant, error) {
 			slices.Sort(list)
 			return list
 		}
-		g.Read, g.Write, g.Env = edit(g.Read, add.Read), edit(g.Write, add.Write), edit(g.Env, add.Env)
+		g.Read, g.Write, g.Env, g.Net = edit(g.Read, add.Read), edit(g.Write, add.Write), edit(g.Env, add.Env), edit(g.Net, add.Net)
 		if f.Projects[project] == nil {
 			f.Projects[project] = map[string]Grant{}
 		}
-		if len(g.Read) == 0 && len(g.Write) == 0 && len(g.Env) == 0 {
+		if len(g.Read) == 0 && len(g.Write) == 0 && len(g.Env) == 0 && len(g.Net) == 0 {
 			delete(f.Projects[project], server)
 			if len(f.Projects[project]) == 0 {
 				delete(f.Projects, project)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/piagent/piagent/internal/nethosts"
 )
 
 // FileVersion is the only policy file version this build reads.
@@ -27,6 +29,7 @@ type File struct {
 	Sandbox             string              `json:"sandbox,omitempty"`
 	ServerSandbox       string              `json:"serverSandbox,omitempty"`
 	Network             string              `json:"network,omitempty"`
+	AllowHosts          []string            `json:"allowHosts,omitempty"`
 	PassEnv             []string            `json:"passEnv,omitempty"`
 	FirstSight          string              `json:"firstSight,omitempty"`
 	ProtectedPaths      []string            `json:"protectedPaths,omitempty"`
@@ -90,13 +93,17 @@ const (
 	ServerSandboxOn  = "on"
 	ServerSandboxOff = "off"
 
-	// NetworkOn (the default) gives the agent's commands the host's
+	// NetworkRegistries (the default) gives the agent's commands and the
+	// servers the network through piagent's proxy alone: the package
+	// registries and the hosts the person named (allowHosts, a server's
+	// --net grants), with a loopback of their own; NetworkOn the host's
 	// network, the machine's own loopback services included; NetworkOff
-	// gives them none: a network namespace with only its own loopback, or,
-	// where no namespace can be made, no Internet sockets at all. A
-	// repository may turn it off, never on.
-	NetworkOn  = "on"
-	NetworkOff = "off"
+	// none: a network namespace with only its own loopback, or, where no
+	// namespace can be made, no Internet sockets at all. A repository may
+	// narrow it (on, registries, off), never widen it.
+	NetworkOn         = "on"
+	NetworkRegistries = "registries"
+	NetworkOff        = "off"
 )
 
 // FileError says where a policy file stopped being a valid policy. Line and
@@ -124,7 +131,7 @@ var ErrInvalid = errors.New("invalid policy file")
 // schema lists the keys each object may hold, by path; "*" marks a map with
 // free keys whose values follow the schema under the path with "*".
 var schema = map[string][]string{
-	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "network", "passEnv", "firstSight", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
+	"":                 {"version", "comment", "mode", "permissionProfile", "registryMode", "sandbox", "serverSandbox", "network", "allowHosts", "passEnv", "firstSight", "protectedPaths", "shellProtectedPaths", "allowReadPaths", "alwaysAllowedTools", "toolCapabilities", "execRules", "execRuleActions", "remove"},
 	"toolCapabilities": {"*"},
 	"execRuleActions":  {"*"},
 	"execRules[]":      {"id", "command", "args", "action", "reason"},
@@ -320,9 +327,14 @@ func validate(f *File, data []byte, ferr func(int, string, ...any) error) error 
 		return ferr(keyOffset(data, "sandbox"), "sandbox %q is not %q, %q or %q", f.Sandbox, SandboxAuto, SandboxRequired, SandboxNamespaces)
 	}
 	switch f.Network {
-	case "", NetworkOn, NetworkOff:
+	case "", NetworkOn, NetworkRegistries, NetworkOff:
 	default:
-		return ferr(keyOffset(data, "network"), "network %q is not %q or %q", f.Network, NetworkOn, NetworkOff)
+		return ferr(keyOffset(data, "network"), "network %q is not %q, %q or %q", f.Network, NetworkOn, NetworkRegistries, NetworkOff)
+	}
+	for _, h := range f.AllowHosts {
+		if err := validHost(h); err != nil {
+			return ferr(keyOffset(data, "allowHosts"), "allowHosts: %v", err)
+		}
 	}
 	switch f.FirstSight {
 	case "", FirstSightShow, FirstSightAsk:
@@ -437,4 +449,11 @@ func hujsonPosition(err error) (line, col int, msg string) {
 		return l, c, s
 	}
 	return 0, 0, s
+}
+
+// validHost checks one allowHosts entry: HOST, HOST:PORT, *.DOMAIN[:PORT],
+// or a loopback address with its port.
+func validHost(h string) error {
+	_, err := nethosts.ParseEntry(h)
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -400,29 +401,44 @@ func TestFirstSight(t *testing.T) {
 	}
 }
 
-// network (issue 44): "on" by default; the person's own file may say "on"
-// or "off", a repository's only "off" (taking the network away narrows);
-// any other value is a file error naming the key.
+// network (issue 44): "registries" by default; the person's own file may
+// say "on", "registries" or "off", a repository may only narrow it (on >
+// registries > off); allowHosts only in the person's own file, each entry
+// a host, *.domain or a loopback address with its port; any other value is
+// a file error naming the key.
 func TestNetwork(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		user, project, want string
-		violation           bool
+		violation, chosen   bool
 	}{
-		{"", "", NetworkOn, false},
-		{`{"version": 1, "network": "off"}`, "", NetworkOff, false},
-		{`{"version": 1, "network": "on"}`, "", NetworkOn, false},
-		{"", `{"version": 1, "network": "off"}`, NetworkOff, false},
-		{`{"version": 1, "network": "on"}`, `{"version": 1, "network": "off"}`, NetworkOff, false},
-		{`{"version": 1, "network": "off"}`, `{"version": 1, "network": "on"}`, NetworkOff, true},
+		{"", "", NetworkRegistries, false, false},
+		{`{"version": 1, "network": "off"}`, "", NetworkOff, false, true},
+		{`{"version": 1, "network": "on"}`, "", NetworkOn, false, true},
+		{`{"version": 1, "network": "registries"}`, "", NetworkRegistries, false, true},
+		{"", `{"version": 1, "network": "off"}`, NetworkOff, false, true},
+		{"", `{"version": 1, "network": "on"}`, NetworkRegistries, true, false},
+		{`{"version": 1, "network": "on"}`, `{"version": 1, "network": "off"}`, NetworkOff, false, true},
+		{`{"version": 1, "network": "on"}`, `{"version": 1, "network": "registries"}`, NetworkRegistries, false, true},
+		{`{"version": 1, "network": "off"}`, `{"version": 1, "network": "on"}`, NetworkOff, true, true},
+		{`{"version": 1, "network": "off"}`, `{"version": 1, "network": "registries"}`, NetworkOff, true, true},
 	} {
 		p := mustMerge(t, tc.user, tc.project)
-		if p.Network() != tc.want || (len(p.Violations()) > 0) != tc.violation {
-			t.Errorf("user %s, project %s: %s, violations %v", tc.user, tc.project, p.Network(), p.Violations())
+		if p.Network() != tc.want || (len(p.Violations()) > 0) != tc.violation || p.NetworkChosen() != tc.chosen {
+			t.Errorf("user %s, project %s: %s (chosen %v), violations %v", tc.user, tc.project, p.Network(), p.NetworkChosen(), p.Violations())
 		}
 	}
-	_, err := ParseFile("p.json", []byte(`{"version": 1, "network": "registries"}`))
-	if err == nil || !strings.Contains(err.Error(), `network "registries" is not "on" or "off"`) {
+	_, err := ParseFile("p.json", []byte(`{"version": 1, "network": "some"}`))
+	if err == nil || !strings.Contains(err.Error(), `network "some" is not "on", "registries" or "off"`) {
 		t.Errorf("a bad value: %v", err)
+	}
+	p := mustMerge(t, `{"version": 1, "allowHosts": ["example.com", "*.corp.test:8443", "127.0.0.1:5432"]}`, `{"version": 1, "allowHosts": ["evil.test"]}`)
+	if got := p.AllowHosts(); !slices.Equal(got, []string{"example.com", "*.corp.test:8443", "127.0.0.1:5432"}) || len(p.Violations()) != 1 {
+		t.Errorf("allowHosts: %v, violations %v", got, p.Violations())
+	}
+	for _, bad := range []string{`"127.0.0.1"`, `"a b"`, `"x:99999"`, `"http://x"`} {
+		if _, err := ParseFile("p.json", []byte(`{"version": 1, "allowHosts": [`+bad+`]}`)); err == nil || !strings.Contains(err.Error(), "allowHosts") {
+			t.Errorf("allowHosts %s: %v", bad, err)
+		}
 	}
 }

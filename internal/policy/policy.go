@@ -41,8 +41,10 @@ type Policy struct {
 	passEnv      []string
 	// firstSightAsk: catalogues wait for a person at first sight.
 	firstSightAsk bool
-	// networkOff: the agent's commands get no network.
-	networkOff bool
+	// network: "" (the default, registries), or what a file chose;
+	// allowHosts: the person's hosts for the proxy.
+	network    string
+	allowHosts []string
 
 	protected      []entry
 	shellProtected []entry
@@ -151,12 +153,33 @@ func (p *Policy) FirstSight() string {
 	return FirstSightShow
 }
 
-// Network is "on" (the default) or "off": the agent's commands' network.
+// Network is "registries" (the default), "on" or "off": the network of
+// the agent's commands and the servers.
 func (p *Policy) Network() string {
-	if p.networkOff {
-		return NetworkOff
+	if p.network == "" {
+		return NetworkRegistries
 	}
-	return NetworkOn
+	return p.network
+}
+
+// NetworkChosen reports a network a policy file named (not the default):
+// where the proxy cannot be applied, a chosen "registries" refuses the
+// command, the default gives it the host's network with a warning.
+func (p *Policy) NetworkChosen() bool { return p.network != "" }
+
+// AllowHosts are the hosts the person's own policy lets the proxy reach
+// beyond the package registries.
+func (p *Policy) AllowHosts() []string { return p.allowHosts }
+
+// networkRank orders the modes, narrowest first.
+func networkRank(n string) int {
+	switch n {
+	case NetworkOff:
+		return 0
+	case NetworkRegistries:
+		return 1
+	}
+	return 2
 }
 
 // Sandbox is "auto" (the default), "required" or "namespaces".
@@ -316,11 +339,20 @@ func (p *Policy) applySettings(f *File, layer, file string, proj bool) {
 	// Taking the network away is narrower: a repository may do it, never
 	// give it back.
 	switch {
-	case f.Network == NetworkOn && proj && p.networkOff:
-		p.violate(file, "network", "network on would widen off; a repository may only turn the network off")
+	case f.Network != "" && proj && networkRank(f.Network) > networkRank(p.Network()):
+		p.violate(file, "network", "network "+f.Network+" would widen "+p.Network()+"; a repository may only narrow the network (on, registries, off)")
 	case f.Network != "":
-		p.networkOff = f.Network == NetworkOff
+		p.network = f.Network
 		p.src("network", f.Network, layer, file)
+	}
+	// The hosts the proxy reaches are the person's to name: a repository
+	// naming one would open a way out for code it controls.
+	switch {
+	case len(f.AllowHosts) > 0 && proj:
+		p.violate(file, "allowHosts", "allowHosts: only your own policy file can name hosts the agent's commands reach")
+	case len(f.AllowHosts) > 0:
+		p.allowHosts = append(p.allowHosts, f.AllowHosts...)
+		p.src("allowHosts", strings.Join(f.AllowHosts, ","), layer, file)
 	}
 	// A repository may raise the sandbox's level (auto < required <
 	// namespaces), never lower it.

@@ -78,7 +78,22 @@ func Init() int { return 125 }
 type ExecOptions struct {
 	NoNamespace func(cause string) error
 	Warn        io.Writer
+	NoProxy     func(cause string) error
 }
 
-// ExecWith is Exec: there are no namespaces to ask about here.
-func ExecWith(p Profile, argv, env []string, _ ExecOptions) error { return Exec(p, argv, env) }
+// ExecWith is Exec: there are no namespaces to ask about here, and no
+// proxy for the network yet (the person's choice of "registries" refuses,
+// the default gives way).
+func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
+	if p.Registries {
+		cause := "piagent's network proxy is applied on Linux only so far"
+		if o.NoProxy == nil {
+			return errors.New(cause)
+		}
+		if err := o.NoProxy(cause); err != nil {
+			return err
+		}
+		p.Registries = false
+	}
+	return Exec(p, argv, env)
+}

@@ -41,6 +41,9 @@ func probeLandlock() Status {
 	if faultHas(faultFromEnv(), "no-landlock") {
 		abi, err = 0, unix.ENOSYS
 	}
+	if faultHas(faultFromEnv(), "abi3") && err == nil {
+		abi = 3 // a kernel before Landlock's TCP rules
+	}
 	switch {
 	case err != nil:
 		st.Missing = "the kernel has no Landlock (landlock_create_ruleset: " + err.Error() + "); Linux 5.13 or later with lsm=landlock is needed"
@@ -66,6 +69,11 @@ type ExecOptions struct {
 	NoNamespace func(cause string) error
 	// Warn receives that line (default: standard error).
 	Warn io.Writer
+	// NoProxy is asked when the profile's network goes through the proxy
+	// and no namespace, nor Landlock's TCP rules, can confine it here, with
+	// the cause: nil runs the command with the host's network (after a
+	// line on Warn), an error refuses it. Nil refuses.
+	NoProxy func(cause string) error
 }
 
 // Exec confines argv (argv[0] looked up on PATH) by p and runs it with env.
@@ -108,6 +116,16 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 	if cause == "" {
 		return err
 	}
+	if p.Registries && st.ABI < MinNetABI {
+		why := fmt.Sprintf("no namespace here (%s) and the kernel's Landlock ABI is %d: TCP rules need ABI %d (Linux 6.7)", cause, st.ABI, MinNetABI)
+		if o.NoProxy == nil {
+			return &NoProxyError{Cause: why}
+		}
+		if err := o.NoProxy(why); err != nil {
+			return err
+		}
+		p.Registries = false
+	}
 	if o.NoNamespace != nil {
 		if err := o.NoNamespace(cause); err != nil {
 			return err
@@ -118,6 +136,9 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 		w = os.Stderr
 	}
 	fmt.Fprintf(w, "piagent: sandbox: no namespace here (%s); this command runs under Landlock and seccomp alone: files inside the project that piagent protects are watched, not locked; 'piagent sandbox status' says what holds and the fix\n", cause)
+	if p.Registries {
+		return execLandlockProxied(p, st, path, argv, env)
+	}
 	return execLandlockOnly(p, st, path, argv, env)
 }
 
@@ -126,7 +147,7 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 // the guard's and the watch's to keep.
 func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
 	runtime.LockOSThread()
-	if err := confineThread(p, st.ABI, false, false, faultFromEnv()); err != nil {
+	if err := confineThread(p, st.ABI, false, false, nil, faultFromEnv()); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, env)
@@ -134,17 +155,18 @@ func execLandlockOnly(p Profile, st Status, path string, argv, env []string) err
 
 // confineThread applies, to this thread and what it starts: every
 // capability dropped, Landlock, then seccomp. netns says the thread is in a
-// network namespace of its own.
-func confineThread(p Profile, abi int, pts, netns bool, fault string) error {
+// network namespace of its own; connect, outside one, lists the only TCP
+// ports it may connect to (the proxy's).
+func confineThread(p Profile, abi int, pts, netns bool, connect []int, fault string) error {
 	if !faultHas(fault, "keep-caps") {
 		if err := dropCaps(); err != nil {
 			return fmt.Errorf("drop capabilities: %w", err)
 		}
 	}
-	if err := restrictLandlock(abi, rulesOf(p, pts)); err != nil {
+	if err := restrictLandlock(abi, rulesOf(p, pts), connect); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if err := installSeccomp(fault, networkRules(p.NetworkOff, netns)); err != nil {
+	if err := installSeccomp(fault, networkRules(p.NetworkOff, p.Registries, netns)); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
@@ -163,6 +185,11 @@ type initSpec struct {
 	// Probe: make the namespaces and mounts, then end without a command.
 	Probe bool
 	Fault string
+	// Listen are the addresses the init listens on inside the network
+	// namespace, the proxy's first, then the machine's loopback ports the
+	// person granted; it hands the listeners to this process on descriptor
+	// 5, which serves them, and keeps none.
+	Listen []string
 }
 
 // initEnv is the init's own environment (the command's comes in the spec):
@@ -188,7 +215,13 @@ func runInit(p Profile, st Status, path string, argv, env []string) (string, err
 	if err != nil {
 		return "", err
 	}
-	return startInit(initSpec{Profile: p, ABI: st.ABI, Path: path, Argv: argv, Env: env, Dir: dir, Empty: emptyPath(p), Fault: faultFromEnv()}, true)
+	s := initSpec{Profile: p, ABI: st.ABI, Path: path, Argv: argv, Env: env, Dir: dir, Empty: emptyPath(p), Fault: faultFromEnv()}
+	if p.Registries {
+		port := proxyPortInNamespace(p)
+		s.Env = mergeEnv(env, proxyEnv(port))
+		s.Listen = listenAddrs(p, port)
+	}
+	return startInit(s, true)
 }
 
 // startInit starts an init with spec. With run, it waits for the command
@@ -219,9 +252,22 @@ func startInit(s initSpec, run bool) (string, error) {
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	if s.Profile.NetworkOff {
+	if s.Profile.OwnNetwork() {
 		// A network namespace: its own loopback, nothing else.
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	// The listeners come back on a socket pair, descriptor 5 in the init.
+	var lisR *os.File
+	if len(s.Listen) > 0 {
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return "", fmt.Errorf("the proxy's socket pair: %w", err)
+		}
+		lisR = os.NewFile(uintptr(pair[0]), "listeners")
+		lisW := os.NewFile(uintptr(pair[1]), "listeners")
+		defer lisW.Close()
+		defer lisR.Close()
+		cmd.ExtraFiles = append(cmd.ExtraFiles, lisW)
 	}
 	if !rootMounts() {
 		uid, gid := os.Getuid(), os.Getgid()
@@ -233,7 +279,7 @@ func startInit(s initSpec, run bool) (string, error) {
 		// init's execve to mount (and to bring the loopback up); the init
 		// drops them before the command.
 		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-		if s.Profile.NetworkOff {
+		if s.Profile.OwnNetwork() {
 			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_NET_ADMIN)
 		}
 	}
@@ -260,15 +306,34 @@ func startInit(s initSpec, run bool) (string, error) {
 	}
 	specR.Close()
 	resW.Close()
+	if lisR != nil {
+		cmd.ExtraFiles[2].Close()
+	}
 	if !prewritten {
 		go func() {
 			specW.Write(spec)
 			specW.Close()
 		}()
 	}
+	// The init hands the listeners over before it starts the command, and
+	// they are served before the command can use them (a connection waits
+	// in the listener's queue until then). None: the init failed, and its
+	// result says why.
+	// The init waits for this process's word that it serves them before
+	// it starts the command.
+	served := false
+	if lisR != nil {
+		served = serveListeners(lisR, s.Profile, s.Listen) == nil
+		lisR.Close()
+	}
 	res, _ := io.ReadAll(io.LimitReader(resR, 4096))
 	resR.Close()
 	result := string(res)
+	if result == initOK && lisR != nil && !served {
+		// never expected: the init said it handed them over
+		cmd.Process.Kill()
+		result = initFailure + "the network proxy's listeners did not arrive"
+	}
 	if result != initOK {
 		cmd.Wait()
 		signal.Stop(sigs)
@@ -373,9 +438,14 @@ func Init() int {
 		}
 		return fail(initFailure, fmt.Errorf("mount namespace: %w", err))
 	}
-	if spec.Profile.NetworkOff {
+	if spec.Profile.OwnNetwork() {
 		if err := loopbackUp(); err != nil {
 			return fail(initFailure, fmt.Errorf("the network namespace's loopback: %w", err))
+		}
+	}
+	if len(spec.Listen) > 0 {
+		if err := handListeners(5, spec.Listen); err != nil {
+			return fail(initFailure, fmt.Errorf("the proxy's listener in the network namespace: %w", err))
 		}
 	}
 	if spec.Probe {
@@ -386,7 +456,7 @@ func Init() int {
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return fail(initFailure, err)
 	}
-	if err := confineThread(spec.Profile, spec.ABI, pts, spec.Profile.NetworkOff, spec.Fault); err != nil {
+	if err := confineThread(spec.Profile, spec.ABI, pts, spec.Profile.OwnNetwork(), nil, spec.Fault); err != nil {
 		return fail(initFailure, err)
 	}
 	sigs := make(chan os.Signal, 8)

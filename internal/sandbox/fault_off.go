@@ -10,3 +10,5 @@ func faultFromEnv() string { return "" }
 func faultMount(string) error { return nil }
 
 func faultHas(string, string) bool { return false }
+
+func faultDial() map[string]string { return nil }

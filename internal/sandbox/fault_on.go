@@ -32,3 +32,20 @@ func faultHas(fault, name string) bool {
 	}
 	return false
 }
+
+// faultDial reads PIAGENT_SANDBOX_DIAL ("HOST:PORT=ADDR,..."): the proxy
+// dials ADDR for HOST:PORT, so that a test's local fake answers for a
+// registry's name (this build only).
+func faultDial() map[string]string {
+	v := os.Getenv("PIAGENT_SANDBOX_DIAL")
+	if v == "" {
+		return nil
+	}
+	m := map[string]string{}
+	for kv := range strings.SplitSeq(v, ",") {
+		if k, a, ok := strings.Cut(kv, "="); ok {
+			m[k] = a
+		}
+	}
+	return m
+}

@@ -30,6 +30,10 @@ func (s initSpec) encode() []byte {
 	w.strs(p.Env)
 	w.flag(p.NoUnixSockets)
 	w.flag(p.NetworkOff)
+	w.flag(p.Registries)
+	w.strs(p.AllowHosts)
+	w.str(p.NetLog)
+	w.str(p.NetWho)
 	w.uint(uint64(len(p.Protected)))
 	for _, pp := range p.Protected {
 		w.str(pp.Path)
@@ -43,6 +47,7 @@ func (s initSpec) encode() []byte {
 	w.str(s.Empty)
 	w.flag(s.Probe)
 	w.str(s.Fault)
+	w.strs(s.Listen)
 	return w.b
 }
 
@@ -62,6 +67,10 @@ func decodeInitSpec(b []byte) (initSpec, error) {
 	p.Env = r.strs()
 	p.NoUnixSockets = r.flag()
 	p.NetworkOff = r.flag()
+	p.Registries = r.flag()
+	p.AllowHosts = r.strs()
+	p.NetLog = r.str()
+	p.NetWho = r.str()
 	if n := r.count(); n > 0 {
 		p.Protected = make([]Path, n)
 		for i := range p.Protected {
@@ -76,6 +85,7 @@ func decodeInitSpec(b []byte) (initSpec, error) {
 	s.Empty = r.str()
 	s.Probe = r.flag()
 	s.Fault = r.str()
+	s.Listen = r.strs()
 	if r.err != nil {
 		return initSpec{}, r.err
 	}

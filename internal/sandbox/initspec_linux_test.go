@@ -53,7 +53,7 @@ func TestInitSpecRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %#v\nwant %#v", got, want)
 	}
 	// each flag on its own, so that none is read in another's place
-	for _, f := range []*bool{&want.Profile.NoUnixSockets, &want.Profile.NetworkOff, &want.Probe, &want.Profile.Protected[1].Dir} {
+	for _, f := range []*bool{&want.Profile.NoUnixSockets, &want.Profile.NetworkOff, &want.Profile.Registries, &want.Probe, &want.Profile.Protected[1].Dir} {
 		*f = false
 		got, err := decodeInitSpec(want.encode())
 		if err != nil || !reflect.DeepEqual(got, want) {
@@ -84,6 +84,7 @@ func TestInitSpecMalformed(t *testing.T) {
 	}
 	var fault specWriter
 	fault.str(s.Fault)
+	fault.strs(s.Listen)
 	bad := append([]byte{}, b...)
 	probe := len(bad) - len(fault.b) - 1
 	if bad[probe] != 1 {

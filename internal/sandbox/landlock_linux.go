@@ -38,6 +38,9 @@ func landlockCreateRuleset(attr *unix.LandlockRulesetAttr) (int, error) {
 	// than its own unless the rest is zero, and one older than ABI 6 has no
 	// scopes.
 	size := unsafe.Offsetof(attr.Handled_access_net)
+	if attr.Handled_access_net != 0 {
+		size = unsafe.Offsetof(attr.Scoped)
+	}
 	if attr.Scoped != 0 {
 		size = unsafe.Offsetof(attr.Quiet_access_fs)
 	}
@@ -110,12 +113,29 @@ type pathError struct {
 func (e *pathError) Error() string { return e.op + " " + e.path + ": " + e.err.Error() }
 func (e *pathError) Unwrap() error { return e.err }
 
+// landlockNetPortAttr is struct landlock_net_port_attr (ABI 4), which
+// x/sys does not define.
+type landlockNetPortAttr struct {
+	allowed uint64
+	port    uint64
+}
+
+const landlockRuleNetPort = 2
+
 // restrictLandlock enforces rules on this thread: everything is readable,
 // each rule grants its rights beneath its path, and no other write is
-// possible. Each path is opened without following links.
-func restrictLandlock(abi int, rules []llRule) error {
+// possible. Each path is opened without following links. With connect
+// non-nil (ABI 4 and later), TCP may connect only to those ports, on any
+// address: Landlock filters connect(2) by port alone.
+func restrictLandlock(abi int, rules []llRule, connect []int) error {
 	handled := handledFS(abi)
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
+	if connect != nil {
+		if abi < MinNetABI {
+			return fmt.Errorf("the kernel's Landlock ABI is %d; TCP rules need ABI %d (Linux 6.7)", abi, MinNetABI)
+		}
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	}
 	if abi >= 6 {
 		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
@@ -141,6 +161,12 @@ func restrictLandlock(abi int, rules []llRule) error {
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("landlock rule for %s: %w", r.path, err)
+		}
+	}
+	for _, port := range connect {
+		a := landlockNetPortAttr{allowed: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, port: uint64(port)}
+		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rs), landlockRuleNetPort, uintptr(unsafe.Pointer(&a)), 0, 0, 0); errno != 0 {
+			return fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {

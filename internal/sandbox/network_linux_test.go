@@ -142,6 +142,7 @@ func TestNetworkOff(t *testing.T) {
 	settle := func() { time.Sleep(150 * time.Millisecond) }
 
 	// The control: with the network on, every attack reaches its service.
+	write(t, policy, `{"version": 1, "network": "on"}`)
 	for _, s := range services {
 		for name, script := range netAttacks(s) {
 			before := s.got.Load()

@@ -66,6 +66,23 @@ type Profile struct {
 	// socket. Either way vsock, which no namespace separates, is refused.
 	// Set it with SetNetworkOff, which also tells Go not to try.
 	NetworkOff bool `json:"networkOff,omitempty"`
+	// Registries gives the command the network through piagent's proxy
+	// alone ("network": "registries"): a network namespace with its own
+	// loopback and a listener on 127.0.0.1 served from outside by the
+	// proxy, which dials the package registries and AllowHosts; or, where
+	// no namespace can be made, Landlock letting TCP connect only to the
+	// proxy's port and seccomp refusing UDP. HTTP(S)_PROXY and NO_PROXY
+	// are set for the command.
+	Registries bool `json:"registries,omitempty"`
+	// AllowHosts are the hosts the proxy reaches beyond the registries
+	// (HOST, HOST:PORT, *.DOMAIN): the person's allowHosts and, for a
+	// server, its --net grants. A loopback entry (127.0.0.1:5432) is a
+	// port of this machine's forwarded into the namespace.
+	AllowHosts []string `json:"allowHosts,omitempty"`
+	// NetLog is the file the proxy appends its refusals to, and NetWho
+	// names the caller in it ("agent" or "server NAME").
+	NetLog string `json:"netLog,omitempty"`
+	NetWho string `json:"netWho,omitempty"`
 	// Protected is every registered path, wherever it lies: a platform that
 	// can deny a path inside an allowed folder (Seatbelt) denies writes to
 	// each of them.
@@ -333,6 +350,10 @@ func (p *Profile) SetNetworkOff(off bool) {
 		p.Env[i] = "GOPROXY=" + proxy
 	}
 }
+
+// OwnNetwork reports a profile whose command gets a network namespace of
+// its own: the network off, or through the proxy.
+func (p Profile) OwnNetwork() bool { return p.NetworkOff || p.Registries }
 
 // Dirs lists the private folders a profile's environment names; Exec
 // creates them before confining.

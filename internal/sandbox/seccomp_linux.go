@@ -45,6 +45,8 @@ type sysRule struct {
 	mask  uint32 // the bits of arg looked at
 	equal uint32 // refuse when arg&mask == equal; with any, when arg&mask != 0
 	any   bool
+	// notIn: refuse when arg&mask is none of these
+	notIn []uint32
 	errno unix.Errno
 }
 
@@ -118,19 +120,31 @@ func otherPid(nr uint32, arg int) sysRule {
 }
 
 // networkRules are the filter's rules for a profile's network: none when
-// it is on. When it is off, inside a network namespace of the command's
-// own, vsock sockets (no namespace separates them); outside one, every
-// socket(2) whatever its family. A list of families would miss one that
-// reaches the network another way (AF_SMC, AF_RDS, AF_TIPC, ...);
-// socketpair(2) stays, and Unix sockets are refused anyway.
-func networkRules(off, netns bool) []sysRule {
+// it is on. Inside a network namespace of the command's own (the network
+// off, or through the proxy), vsock sockets (no namespace separates them).
+// With the network off and no namespace, every socket(2) whatever its
+// family: a list of families would miss one that reaches the network
+// another way (AF_SMC, AF_RDS, AF_TIPC, ...); socketpair(2) stays, and Unix
+// sockets are refused anyway. Through the proxy without a namespace,
+// Landlock lets TCP connect only to the proxy's port, and what Landlock
+// does not govern is refused here: every family but IPv4, IPv6 and
+// netlink, every datagram socket (UDP), every protocol but TCP's (SCTP,
+// MPTCP).
+func networkRules(off, registries, netns bool) []sysRule {
+	vsock := sysRule{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: unix.AF_VSOCK, errno: unix.EACCES}
 	switch {
-	case !off:
+	case !off && !registries:
 		return nil
 	case netns:
-		return []sysRule{{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, equal: unix.AF_VSOCK, errno: unix.EACCES}}
+		return []sysRule{vsock}
+	case off:
+		return []sysRule{{nr: unix.SYS_SOCKET, arg: -1, errno: unix.EACCES}}
 	}
-	return []sysRule{{nr: unix.SYS_SOCKET, arg: -1, errno: unix.EACCES}}
+	return []sysRule{
+		{nr: unix.SYS_SOCKET, arg: 0, mask: 0xffffffff, notIn: []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}, errno: unix.EACCES},
+		{nr: unix.SYS_SOCKET, arg: 1, mask: 0xf, equal: unix.SOCK_DGRAM, errno: unix.EACCES},
+		{nr: unix.SYS_SOCKET, arg: 2, mask: 0xffffffff, notIn: []uint32{0, unix.IPPROTO_TCP}, errno: unix.EACCES},
+	}
 }
 
 // program assembles the filter. Each rule is a self-contained block that
@@ -165,6 +179,15 @@ func program(rules []sysRule, arch uint32, x32 bool) []unix.SockFilter {
 		switch {
 		case r.arg < 0:
 			block = []unix.SockFilter{deny}
+		case len(r.notIn) > 0:
+			block = []unix.SockFilter{{Code: ld, K: uint32(16 + 8*r.arg)}}
+			if r.mask != 0xffffffff {
+				block = append(block, unix.SockFilter{Code: and, K: r.mask})
+			}
+			for i, v := range r.notIn {
+				block = append(block, unix.SockFilter{Code: jeq, Jt: uint8(len(r.notIn) - i), Jf: 0, K: v})
+			}
+			block = append(block, deny)
 		case r.any:
 			block = []unix.SockFilter{{Code: ld, K: uint32(16 + 8*r.arg)}, {Code: jset, Jt: 0, Jf: 1, K: r.mask}, deny}
 		default:

@@ -180,7 +180,7 @@ func TestSeccompProgram(t *testing.T) {
 		ask(t, prog, c)
 	}
 	for _, netns := range []bool{false, true} {
-		off, err := filterProgram("", networkRules(true, netns))
+		off, err := filterProgram("", networkRules(true, false, netns))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,6 +46,9 @@ func (s *Status) fill() {
 	s.CapsDropped = s.Mechanism == "landlock"
 }
 
+// MinNetABI is the first Landlock ABI with TCP rules.
+const MinNetABI = 4
+
 // UnavailableError is returned when no sandbox applies on this machine.
 type UnavailableError struct{ Missing string }
 

@@ -160,6 +160,10 @@ func Run(env Env, o Options, argv []string) error {
 		// A policy that cannot be read, or no home to read it in, takes
 		// the network away too.
 		p.SetNetworkOff(perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff)
+		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries {
+			g, _ := grant.Of(env.Home, realProject(o.Project), grant.Agent)
+			setRegistries(&p, env.Home, "agent", append(append([]string{}, pol.AllowHosts()...), g.Net...))
+		}
 	case "server":
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
@@ -169,6 +173,12 @@ func Run(env Env, o Options, argv []string) error {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
 		p = sandbox.Server(in, o.Server, g.Read, g.Write)
+		// The server's network is the person's choice too, with the
+		// hosts granted to it (piagent-mcp grant NAME --net HOST).
+		p.SetNetworkOff(perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff)
+		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries {
+			setRegistries(&p, env.Home, "server "+o.Server, append(append([]string{}, pol.AllowHosts()...), g.Net...))
+		}
 		if o.EnvOnly {
 			if !ContainerRuntime(argv[0], o.Project, env.Getenv("PATH")) {
 				return refused(fmt.Errorf("--env-only runs only an installed container runtime, and %s is not one; nothing was run", argv[0]),
@@ -189,7 +199,17 @@ func Run(env Env, o Options, argv []string) error {
 		return &Error{Code: 2, Err: errors.New("--env-only is for a server's container runtime: it needs --profile server")}
 	}
 	environ := sandbox.FilterEnv(env.Environ, pass)
-	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, NoNamespace: func(cause string) error {
+	chosen := perr == nil && pol.NetworkChosen()
+	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, NoProxy: func(cause string) error {
+		// The default gives way where it cannot be applied, and says so;
+		// a person who chose it is not given the host's network instead.
+		if chosen {
+			return refused(fmt.Errorf("your policy sends the network through piagent's proxy (\"network\": \"registries\"), which cannot be applied here: %s; nothing was run", cause),
+				"'piagent sandbox status' says what this machine lacks; or set \"network\": \"on\" (the host's network) or \"off\" in ~/.pi/piagent-policy.json")
+		}
+		fmt.Fprintf(env.Stderr, "piagent: warning: the network through piagent's proxy cannot be applied here (%s); this command has the host's network, this machine's own services included\n", cause)
+		return nil
+	}, NoNamespace: func(cause string) error {
 		// Asked only here: a person who chose the full boundary is not
 		// given Landlock alone in its place.
 		if perr != nil || pol.Sandbox() == policy.SandboxNamespaces {
@@ -198,6 +218,10 @@ func Run(env Env, o Options, argv []string) error {
 		return nil
 	}})
 	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) && o.Auto && p.Registries && chosen {
+		return refused(fmt.Errorf("%w, and your policy sends the network through piagent's proxy (\"network\": \"registries\"), which nothing here can apply; nothing was run", err),
+			"'piagent sandbox status' says what this machine lacks; or set \"network\": \"on\" in ~/.pi/piagent-policy.json")
+	}
 	if errors.As(err, &ue) && o.Auto && p.NetworkOff {
 		return refused(fmt.Errorf("%w, and your policy takes the network away (\"network\": \"off\"), which nothing here can apply; nothing was run", err),
 			"'piagent sandbox status' says what this machine lacks; or set \"network\": \"on\" in ~/.pi/piagent-policy.json")
@@ -214,6 +238,25 @@ func Run(env Env, o Options, argv []string) error {
 		return refused(err, "nothing was run; 'piagent sandbox status' says what this machine lacks")
 	}
 	return refused(fmt.Errorf("nothing was run: %w", err))
+}
+
+// setRegistries sends p's network through piagent's proxy, allowing
+// hosts beyond the registries; who names the caller in the refusals'
+// log, in piagent's own folder.
+func setRegistries(p *sandbox.Profile, home, who string, hosts []string) {
+	p.Registries, p.AllowHosts, p.NetWho = true, hosts, who
+	p.NetLog = NetLog(home)
+}
+
+// NetLog is the file the proxy logs its refusals to, which the session
+// notice and doctor read.
+func NetLog(home string) string { return filepath.Join(registry.OwnDir(home), "network-refused.jsonl") }
+
+func realProject(project string) string {
+	if r, err := filepath.EvalSymlinks(project); err == nil {
+		return r
+	}
+	return project
 }
 
 // AgentProfile derives the agent profile for a project from the registry.

@@ -1,0 +1,281 @@
+// Package netproxy is the proxy through which a confined command reaches
+// the network in "network": "registries" mode: an HTTP proxy (CONNECT for
+// https, absolute-form requests for plain http) that piagent serves outside
+// the sandbox and that dials only the package registries and the hosts the
+// person named. Everything else gets an HTTP 403 whose body names the fix,
+// and is logged (host, port, which call) for the session notice and doctor.
+//
+// It is served by the `sandbox exec` process that waits for the command
+// (the init's parent): no process is started for it, it lives exactly as
+// long as the command, and if it cannot be set up nothing runs.
+package netproxy
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/piagent/piagent/internal/nethosts"
+	"io"
+	"net"
+	"net/netip"
+	"net/textproto"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Refusal is one connection the proxy refused.
+type Refusal struct {
+	Time time.Time `json:"time"`
+	Host string    `json:"host"`
+	Port int       `json:"port"`
+	// Who made it: "agent" (the agent's commands) or "server NAME".
+	Who string `json:"who"`
+	// Fix is what lets it through.
+	Fix string `json:"fix"`
+}
+
+// Proxy serves one sandboxed command's connections.
+type Proxy struct {
+	Entries []nethosts.Entry
+	// Who is "agent" or "server NAME", for the log and the fix.
+	Who string
+	// Log receives each refusal (may be nil).
+	Log func(Refusal)
+	// Dial opens a connection outside the sandbox (nil: a dialer that
+	// refuses this machine's loopback, unspecified and link-local
+	// addresses, whatever name led there).
+	Dial func(network, addr string) (net.Conn, error)
+}
+
+// Fix names what allows host:port for p's caller.
+func (p *Proxy) Fix(host string, port int) string {
+	hp := net.JoinHostPort(host, strconv.Itoa(port))
+	if name, ok := strings.CutPrefix(p.Who, "server "); ok {
+		return fmt.Sprintf("piagent-mcp grant %s --net %s", name, hp)
+	}
+	return fmt.Sprintf("piagent-mcp grant --agent --net %s (or add %q to \"allowHosts\" in ~/.pi/piagent-policy.json)", hp, hp)
+}
+
+// Serve accepts on ln until it is closed.
+func (p *Proxy) Serve(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		go p.handle(c)
+	}
+}
+
+const maxHeader = 64 << 10
+
+func (p *Proxy) handle(c net.Conn) {
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReaderSize(io.LimitReader(c, maxHeader), 4096)
+	tr := textproto.NewReader(br)
+	line, err := tr.ReadLine()
+	if err != nil {
+		return
+	}
+	method, target, ok1 := strings.Cut(line, " ")
+	target, proto, ok2 := strings.Cut(target, " ")
+	if !ok1 || !ok2 || !strings.HasPrefix(proto, "HTTP/1.") {
+		respond(c, 400, "Bad Request", "piagent: not an HTTP/1 proxy request\n")
+		return
+	}
+	hdr, err := tr.ReadMIMEHeader()
+	if err != nil {
+		respond(c, 400, "Bad Request", "piagent: the request's headers could not be read\n")
+		return
+	}
+	var host string
+	var port int
+	if method == "CONNECT" {
+		h, ps, err := net.SplitHostPort(target)
+		n, perr := strconv.Atoi(ps)
+		if err != nil || perr != nil || n < 1 || n > 65535 {
+			respond(c, 400, "Bad Request", "piagent: CONNECT needs host:port\n")
+			return
+		}
+		host, port = h, n
+	} else {
+		u, err := url.Parse(target)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			respond(c, 400, "Bad Request", "piagent: this proxy takes CONNECT, or a request for an absolute http:// URL\n")
+			return
+		}
+		host, port = u.Hostname(), 80
+		if ps := u.Port(); ps != "" {
+			if port, err = strconv.Atoi(ps); err != nil {
+				respond(c, 400, "Bad Request", "piagent: bad port\n")
+				return
+			}
+		}
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if !nethosts.Allowed(p.Entries, host, port) {
+		p.refuse(c, host, port)
+		return
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	dial := p.Dial
+	if dial == nil {
+		dial = DialOutside
+	}
+	up, err := dial("tcp", addr)
+	if err != nil {
+		respond(c, 502, "Bad Gateway", fmt.Sprintf("piagent: %s: %v\n", addr, err))
+		return
+	}
+	defer up.Close()
+	c.SetReadDeadline(time.Time{})
+	if method == "CONNECT" {
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+	} else {
+		// One request per connection, in origin form, without the
+		// proxy's own headers.
+		u, _ := url.Parse(target)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", method, u.RequestURI())
+		for k, vs := range hdr {
+			switch k {
+			case "Proxy-Connection", "Proxy-Authorization", "Connection", "Keep-Alive":
+				continue
+			}
+			for _, v := range vs {
+				fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+			}
+		}
+		b.WriteString("Connection: close\r\n\r\n")
+		if _, err := io.WriteString(up, b.String()); err != nil {
+			return
+		}
+	}
+	// What the client sent beyond the header is in br; the rest comes
+	// from c itself, without the header's limit.
+	rest := io.MultiReader(io.LimitReader(br, int64(br.Buffered())), c)
+	pipe(c, up, rest)
+}
+
+// pipe copies both ways until either side ends.
+func pipe(c, up net.Conn, fromClient io.Reader) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		io.Copy(up, fromClient)
+		if tc, ok := up.(interface{ CloseWrite() error }); ok {
+			tc.CloseWrite()
+		}
+	}()
+	io.Copy(c, up)
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	wg.Wait()
+}
+
+func (p *Proxy) refuse(c net.Conn, host string, port int) {
+	fix := p.Fix(host, port)
+	if p.Log != nil {
+		p.Log(Refusal{Time: time.Now().UTC(), Host: host, Port: port, Who: p.Who, Fix: fix})
+	}
+	who := "the agent's commands"
+	if strings.HasPrefix(p.Who, "server ") {
+		who = "this server"
+	}
+	respond(c, 403, "Forbidden", fmt.Sprintf("piagent: %s is not among the hosts %s may reach (\"network\": \"registries\": the package registries and the hosts you named). To allow it: %s\n",
+		net.JoinHostPort(host, strconv.Itoa(port)), who, fix))
+}
+
+func respond(c net.Conn, code int, status, body string) {
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", code, status, len(body), body)
+}
+
+// DialOutside dials addr from outside the sandbox, refusing this machine's
+// own addresses (loopback, unspecified) and link-local ones (a cloud's
+// metadata service), whatever name resolved to them: an allowed name is
+// not a way to the machine's services.
+func DialOutside(network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 15 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return err
+		}
+		a := ap.Addr().Unmap()
+		if a.IsLoopback() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsMulticast() {
+			return fmt.Errorf("%s is this machine's own or link-local address: refused", a)
+		}
+		return nil
+	}}
+	return d.Dial(network, addr)
+}
+
+// Refused is one host the proxy refused, with how often and when last.
+type Refused struct {
+	Refusal
+	Count int `json:"count"`
+}
+
+// Recent reads the refusals logged at path (and its older file) since
+// since: one per host, port and caller, the latest last, at most max.
+func Recent(path string, since time.Time, max int) []Refused {
+	var out []Refused
+	at := map[string]int{}
+	for _, f := range []string{path + ".1", path} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var r Refusal
+			if json.Unmarshal([]byte(line), &r) != nil || r.Time.Before(since) {
+				continue
+			}
+			k := fmt.Sprintf("%s\x00%d\x00%s", r.Host, r.Port, r.Who)
+			if i, ok := at[k]; ok {
+				out[i].Refusal = r
+				out[i].Count++
+				continue
+			}
+			at[k] = len(out)
+			out = append(out, Refused{Refusal: r, Count: 1})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Refused) int { return a.Time.Compare(b.Time) })
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// Notice is the session notice's line for the refusals since since, or "".
+func Notice(path string, since time.Time) string {
+	rs := Recent(path, since, 5)
+	if len(rs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s:%d (%s, %d×; fix: %s)", r.Host, r.Port, r.Who, r.Count, r.Fix))
+	}
+	return "piagent: the network proxy refused connections in the last day: " + strings.Join(parts, "; ")
+}
