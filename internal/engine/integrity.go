@@ -37,14 +37,13 @@ type integrity struct {
 	tripped     []string
 	quarantines []string
 	failed      string // a comparison or restore that could not be done
-	// compare: the next call compares whatever the watch says (the
-	// launcher's baseline is older than the watch)
-	compare bool
 	// roots are the watched paths, absolute: an event on anything else in
 	// their folders (a write of README.md beside .pi, of .git/index beside
 	// .git/hooks) needs no comparison (issue 46: the answer after an edit)
-	roots    []string
-	compared time.Time // the last comparison
+	roots []string
+	// compared is the last comparison; zero, the first call compares
+	// whatever the watch says (the launcher's baseline is older than it)
+	compared time.Time
 }
 
 // recheck is how long the watch's silence is trusted alone: inotify does
@@ -67,7 +66,7 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 		case s.Project != project:
 			in.since = "the session's first request (the launcher's baseline is of " + s.Project + ")"
 		default:
-			in.base, in.since, in.compare = s, "the launcher's start", true
+			in.base, in.since = s, "the launcher's start"
 			roots = s.Roots
 		}
 	} else {
@@ -98,14 +97,14 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 // changed lists the roots changed since the baseline during this session,
 // after putting them back.
 func (in *integrity) changed() []string {
-	if in.watch != nil && in.failed == "" && !in.compare {
+	if in.watch != nil && in.failed == "" {
 		changed, _, lost, names := in.watch.DrainAll()
 		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
 		if quiet && time.Since(in.compared) < recheck {
 			return in.tripped
 		}
 	}
-	in.compare, in.compared = false, time.Now()
+	in.compared = time.Now()
 	compares.Add(1)
 	if in.failed != "" {
 		return []string{in.failed}
