@@ -317,6 +317,14 @@ func TestNetGrants(t *testing.T) {
 		time.Sleep(150 * time.Millisecond)
 		return server, s.got.Load() != before
 	}
+	// Unchosen, a server keeps the host's network (it calls its own
+	// API); the person's "registries" narrows it like the agent's.
+	if server, agent := tries(); !server || agent {
+		t.Fatalf("no network chosen: server reached %v (want the host's network), agent reached %v", server, agent)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, ".pi", "piagent-policy.json"), []byte(`{"version": 1, "network": "registries"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	out, _ := w.runServer(t, "curl -sS -m 10 http://denied.test/x")
 	if !strings.Contains(out, "piagent-mcp grant evil --net denied.test:80") {
 		t.Errorf("a server's refusal does not name its grant:\n%s", out)

@@ -173,10 +173,14 @@ func Run(env Env, o Options, argv []string) error {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
 		p = sandbox.Server(in, o.Server, g.Read, g.Write)
-		// The server's network is the person's choice too, with the
-		// hosts granted to it (piagent-mcp grant NAME --net HOST).
+		// The server's network is the person's choice, with the hosts
+		// granted to it (piagent-mcp grant NAME --net HOST). Unchosen, a
+		// server keeps the host's network: an approved server usually
+		// calls its own API (context7, GitHub, Figma), which the
+		// registries' list cannot know; the agent's commands are the ones
+		// the default narrows.
 		p.SetNetworkOff(perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff)
-		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries {
+		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries && pol.NetworkChosen() {
 			setRegistries(&p, env.Home, "server "+o.Server, append(append([]string{}, pol.AllowHosts()...), g.Net...))
 		}
 		if o.EnvOnly {
