@@ -322,6 +322,7 @@ func TestLinkCacheAfterWrite(t *testing.T) {
 	before := resolutions.Load()
 	for i := range 5 {
 		os.WriteFile(filepath.Join(proj, "README.md"), []byte{byte('a' + i)}, 0o644)
+		os.Mkdir(filepath.Join(proj, fmt.Sprintf("out%d", i)), 0o755) // a folder beside every path
 		if d := en.Check(readCall()); !d.Allowed() {
 			t.Fatalf("read after a write: %+v", d)
 		}

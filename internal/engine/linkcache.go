@@ -65,8 +65,11 @@ func (c *linkCache) fresh() bool {
 	}
 	if !c.drained {
 		c.drained = true
-		if changed, shape, names := c.w.Drain(); changed {
-			c.forget(shape, names)
+		if changed, folders, lost, names := c.w.DrainAll(); changed {
+			// a folder made, moved or removed matters only where it is a
+			// watched folder or on the way to a remembered path (a test's
+			// folder made in /tmp, above every project there, is not)
+			c.forget(lost || folders && c.onTheWay(names), names)
 		}
 	}
 	if len(c.real)+len(c.exists) > cacheLimit {
@@ -106,6 +109,27 @@ func (c *linkCache) forget(shape bool, names []string) {
 			}
 		}
 	}
+}
+
+// onTheWay reports whether a name is a watched folder or at or above a
+// remembered path.
+func (c *linkCache) onTheWay(names []string) bool {
+	for _, n := range names {
+		if c.watched[n] {
+			return true
+		}
+		for k := range c.real {
+			if paths.Within(n, k) {
+				return true
+			}
+		}
+		for k := range c.exists {
+			if paths.Within(n, k) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // resolutions counts the paths resolved outside the cache (tests).
