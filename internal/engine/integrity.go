@@ -98,7 +98,7 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 // after putting them back.
 func (in *integrity) changed() []string {
 	if in.watch != nil && in.failed == "" {
-		changed, _, lost, names := in.watch.DrainAll()
+		changed, _, lost, names := in.watch.Drain()
 		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
 		if quiet && time.Since(in.compared) < recheck {
 			return in.tripped

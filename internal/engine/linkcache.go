@@ -65,7 +65,7 @@ func (c *linkCache) fresh() bool {
 	}
 	if !c.drained {
 		c.drained = true
-		if changed, folders, lost, names := c.w.DrainAll(); changed {
+		if changed, folders, lost, names := c.w.Drain(); changed {
 			// a folder made, moved or removed matters only where it is a
 			// watched folder or on the way to a remembered path (a test's
 			// folder made in /tmp, above every project there, is not)

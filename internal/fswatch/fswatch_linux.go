@@ -65,51 +65,20 @@ func (w *Watch) AddTree(root string) {
 	})
 }
 
-// Changed drains the pending events and reports whether there were any.
-func (w *Watch) Changed() bool {
-	if w == nil || w.broken {
-		return true
-	}
-	any := false
-	for {
-		n, err := unix.Read(w.fd, w.buf[:])
-		if n <= 0 || err != nil {
-			return any
-		}
-		any = true
-	}
-}
-
-// ChangedShape drains the pending events like Changed and also reports
-// whether the set of folders to watch may have changed with them: a
-// folder created, moved in or out, or a watched folder itself deleted or
-// moved (its watch is gone), or a queue that overflowed. Events on files
-// alone leave the watched folders as they were.
-func (w *Watch) ChangedShape() (changed, shape bool) {
-	changed, shape, _ = w.Drain()
-	return changed, shape
-}
-
-// maxNames bounds the names Drain gathers; past it, it reports shape, so
+// maxNames bounds the names Drain gathers; past it, it reports lost, so
 // the caller checks everything.
 const maxNames = 4096
 
-// Drain is ChangedShape that also names the paths the events were about:
-// an entry's path in its watched folder, or the folder itself for an event
-// on it. names is complete only while shape is false.
-func (w *Watch) Drain() (changed, shape bool, names []string) {
-	changed, folders, lost, names := w.DrainAll()
-	return changed, folders || lost, names
-}
-
-// DrainAll is Drain with shape told apart: folders is set when a folder
-// was created, moved in or out, or deleted in a watched folder (named in
-// names like any entry); lost when names cannot be complete (a queue that
+// Drain reads the pending events: changed when there were any; names, the
+// paths they were about (an entry's path in its watched folder, or the
+// folder itself for an event on it); folders when a folder was created,
+// moved in or out, or deleted in a watched folder (named in names like any
+// entry); lost when names cannot be complete (a queue that
 // overflowed, a watched folder itself deleted or moved, too many names).
 // A caller that knows which names matter to it can then ignore a folder
 // made beside them (issue 46: a folder made anywhere in /tmp, an
 // ancestor of every test's project, no longer costs a full check).
-func (w *Watch) DrainAll() (changed, folders, lost bool, names []string) {
+func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 	if w == nil || w.broken {
 		return true, true, true, nil
 	}

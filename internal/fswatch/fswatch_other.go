@@ -7,14 +7,9 @@ type sys struct{}
 // New returns nil: without a watch every Changed reports a change.
 func New() *Watch { return nil }
 
-func (w *Watch) Add(dir string) error       { return nil }
-func (w *Watch) AddTree(root string)        {}
-func (w *Watch) Changed() bool              { return true }
-func (w *Watch) ChangedShape() (bool, bool) { return true, true }
-func (w *Watch) Drain() (bool, bool, []string) {
-	return true, true, nil
-}
-func (w *Watch) DrainAll() (bool, bool, bool, []string) {
+func (w *Watch) Add(dir string) error { return nil }
+func (w *Watch) AddTree(root string)  {}
+func (w *Watch) Drain() (bool, bool, bool, []string) {
 	return true, true, true, nil
 }
 func (w *Watch) Close() {}

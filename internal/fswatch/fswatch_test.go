@@ -25,7 +25,7 @@ func TestWatch(t *testing.T) {
 	if err := w.Add(dir); err != nil {
 		t.Fatal(err)
 	}
-	if w.Changed() {
+	if changed(w) {
 		t.Fatal("changed before anything happened")
 	}
 	steps := []struct {
@@ -41,30 +41,30 @@ func TestWatch(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.do()
-		if !w.Changed() {
+		if !changed(w) {
 			t.Errorf("%s was not seen", s.name)
 		}
-		if w.Changed() {
+		if changed(w) {
 			t.Errorf("after %s, the events were not drained", s.name)
 		}
 	}
 	// a write below a watched folder's child is not this watch's business
 	os.WriteFile(filepath.Join(sub, "x"), nil, 0o644)
-	w.Changed() // the folder's own times may or may not be reported
+	changed(w) // the folder's own times may or may not be reported
 	if err := w.Add(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing folder was watched")
 	}
-	if w.Changed() {
+	if changed(w) {
 		t.Error("a failed Add of a missing folder broke the watch")
 	}
 	// the watched folder itself moving away
 	os.Rename(dir, dir+".moved")
 	defer os.Rename(dir+".moved", dir)
-	if !w.Changed() {
+	if !changed(w) {
 		t.Error("the watched folder moving away was not seen")
 	}
 	var nilw *Watch
-	if !nilw.Changed() {
+	if !changed(nilw) {
 		t.Error("a nil watch must report a change")
 	}
 }
@@ -98,7 +98,8 @@ func TestDrainNames(t *testing.T) {
 		{"remove", func() { os.Remove(g) }, g},
 	} {
 		step.do()
-		changed, shape, names := w.Drain()
+		changed, folders, lost, names := w.Drain()
+		shape := folders || lost
 		if !changed || shape || len(names) == 0 {
 			t.Fatalf("%s: changed %v shape %v names %v", step.name, changed, shape, names)
 		}
@@ -109,24 +110,30 @@ func TestDrainNames(t *testing.T) {
 		}
 	}
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-	if changed, shape, _ := w.Drain(); !changed || !shape {
-		t.Fatalf("a folder created: changed %v shape %v", changed, shape)
+	if changed, folders, _, _ := w.Drain(); !changed || !folders {
+		t.Fatalf("a folder created: changed %v folders %v", changed, folders)
 	}
-	if changed, _, names := w.Drain(); changed || len(names) > 0 {
+	if changed, _, _, names := w.Drain(); changed || len(names) > 0 {
 		t.Fatalf("drained twice: changed %v names %v", changed, names)
 	}
-	// DrainAll names a folder made, moved or removed, and says it was one
+	// Drain names a folder made, moved or removed, and says it was one
 	sub := filepath.Join(dir, "sub2")
 	os.Mkdir(sub, 0o755)
 	os.Rename(sub, sub+"x")
 	os.Remove(sub + "x")
-	changed, folders, lost, names := w.DrainAll()
+	changed, folders, lost, names := w.Drain()
 	if !changed || !folders || lost || !slices.Equal(names, []string{sub, sub, sub + "x", sub + "x"}) {
 		t.Fatalf("folders: changed %v folders %v lost %v names %v", changed, folders, lost, names)
 	}
 	// a watched folder removed: what follows cannot be named
 	os.RemoveAll(dir)
-	if _, _, lost, _ := w.DrainAll(); !lost {
+	if _, _, lost, _ := w.Drain(); !lost {
 		t.Fatal("the watched folder removed: not lost")
 	}
+}
+
+// changed drains w and reports whether there were events.
+func changed(w *Watch) bool {
+	c, _, _, _ := w.Drain()
+	return c
 }

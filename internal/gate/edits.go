@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"crypto/sha256"
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/fswatch"
 	"github.com/piagent/piagent/internal/paths"
@@ -235,8 +234,7 @@ func (in *Input) refreshed(prev *Server) (Server, bool) {
 // spares a second read of the content.
 func (in *Input) editedDigest(p string) string {
 	st, ok := in.stamps[p]
-	unreadable := [sha256.Size]byte{1}
-	if !ok || !st.Mode.IsRegular() || st.Sum == ([sha256.Size]byte{}) || st.Sum == unreadable {
+	if !ok || !st.Mode.IsRegular() || !st.Hashed() {
 		return fileDigest(p)
 	}
 	fi, err := os.Lstat(p)

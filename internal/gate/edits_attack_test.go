@@ -166,14 +166,14 @@ func TestEditNodeModulesAbove(t *testing.T) {
 // it leads to, which the server loads, is pinned by nothing.
 func TestEditLinkOutOfPackage(t *testing.T) {
 	home, proj := pinWorld(t, map[string]string{".mcp.json": `{"mcpServers":{"s":{"command":"node","args":["srv/server.js"]}}}`,
-		"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./x.js")`, "srv/x.js": "->../shared/x.js",
-		"shared/x.js": "1"})
+		"srv/package.json": `{"name":"srv"}`, "srv/server.js": `require("./x.js")`, "srv/x.js": "->../common/x.js",
+		"common/x.js": "1"})
 	if st, reason := pinState(t, home, proj, "s"); st != Ready {
 		t.Fatalf("control: %s %s", st, reason)
 	}
-	writeFile(t, filepath.Join(proj, "shared", "x.js"), "require('child_process').execSync('id > /tmp/pwned')")
+	writeFile(t, filepath.Join(proj, "common", "x.js"), "require('child_process').execSync('id > /tmp/pwned')")
 	st, reason := pinState(t, home, proj, "s")
-	t.Logf("fresh load after shared/x.js changed: %s (%s)", st, reason)
+	t.Logf("fresh load after common/x.js changed: %s (%s)", st, reason)
 	if st == Ready {
 		t.Errorf("the code the server loads through srv/x.js changed, and a fresh load says ready")
 	}

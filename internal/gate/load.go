@@ -215,8 +215,7 @@ func (s Signature) settle() bool {
 // same content: every field equal but the digest old held while racy, and
 // the content now hashing to it.
 func settledSame(old, cur safefile.Stamp, path string) bool {
-	unreadable := [sha256.Size]byte{1}
-	if old.Sum == ([sha256.Size]byte{}) || old.Sum == unreadable || cur.Sum != ([sha256.Size]byte{}) {
+	if !old.Hashed() || cur.Sum != ([sha256.Size]byte{}) {
 		return false
 	}
 	bare := old
@@ -273,7 +272,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if e := c.gates[k]; e != nil {
 		// The watch is drained under the lock: an event seen by one caller
 		// is answered by its stat check before any other caller is.
-		changed, folders, lost, names := e.w.DrainAll()
+		changed, folders, lost, names := e.w.Drain()
 		// A folder made, moved or removed matters only on the way to a
 		// path the gate read; one beside them (a build folder, a test's
 		// folder in /tmp) is a name like any other.

@@ -126,6 +126,10 @@ func SessionsDir(home string) string { return filepath.Join(OwnDir(home), "sessi
 // TreeDigests is the gate's cache of the digests of files pinned whole.
 func TreeDigests(home string) string { return filepath.Join(OwnDir(home), "tree-digests") }
 
+// NetworkRefusals is the network proxy's log of the connections it refused
+// (host, port, who), read by the session notice and doctor.
+func NetworkRefusals(home string) string { return filepath.Join(OwnDir(home), "network-refused.jsonl") }
+
 // ExtensionDir is where `piagent extension path` writes the extension of
 // one version.
 func ExtensionDir(home, version string) string {
@@ -184,7 +188,7 @@ func List(in Input) []Entry {
 	add(GrantsFile(home)+".lock", false, Piagent, "the grants' lock")
 	watch(add(CataloguePins(home), false, Piagent, "what each approved server offered the model: its catalogue pins"))
 	add(CataloguePins(home)+".lock", false, Piagent, "the catalogue pins' lock")
-	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension, Pi's temporary folder under piagent pi (its code caches), the sessions' records, the quarantine, the tree digests")
+	add(OwnDir(home), true, Piagent, "piagent's folder: the launcher's generated configuration, the setup record, the extension, Pi's temporary folder under piagent pi (its code caches), the sessions' records, the quarantine, the tree digests, the network proxy's refusals")
 	add(LocksDir(home), true, Piagent, "the locks around piagent's edits of MCP files")
 	for _, b := range in.Binaries {
 		add(b, false, Piagent, "piagent's own executable")

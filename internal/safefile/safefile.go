@@ -292,6 +292,12 @@ func FromInfo(fi fs.FileInfo) Stamp {
 	return st
 }
 
+// Hashed reports whether Sum holds the content's SHA-256 (a racy stamp of
+// a file read), not zero or the mark of a file that could not be read.
+func (s Stamp) Hashed() bool {
+	return s.Sum != [sha256.Size]byte{} && s.Sum != [sha256.Size]byte{1}
+}
+
 // Settled reports whether the stamp's times alone tell this content from
 // any later one: they are older than RacyWindow. A cache keyed by a stamp
 // that is not settled must look at the content again.

@@ -254,7 +254,7 @@ func setRegistries(p *sandbox.Profile, home, who string, hosts []string) {
 
 // NetLog is the file the proxy logs its refusals to, which the session
 // notice and doctor read.
-func NetLog(home string) string { return filepath.Join(registry.OwnDir(home), "network-refused.jsonl") }
+func NetLog(home string) string { return registry.NetworkRefusals(home) }
 
 func realProject(project string) string {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
