@@ -526,21 +526,46 @@ var errTreeLimit = errors.New("too many files")
 
 // resolve follows the symlinks of p at every level: the longest prefix that
 // exists is resolved and the rest joined to it, since Pi's write creates
-// missing folders beneath whatever that prefix points at.
+// missing folders beneath whatever that prefix points at. A link on the way
+// whose target is missing (a dangling link, the first name past that prefix)
+// is followed too: a write through it creates its target, so a link made to
+// a protected file that does not exist yet (the approval store, the policy,
+// a hook) is judged by that file. More links than the kernel follows (40)
+// name nothing: a write there fails with ELOOP.
 func resolve(p string) string {
-	rest := ""
-	for q := p; ; {
-		if r, err := filepath.EvalSymlinks(q); err == nil {
-			return filepath.Join(r, rest)
+	for range maxLinks + 1 {
+		q, rest := p, ""
+		for {
+			r, err := filepath.EvalSymlinks(q)
+			if err == nil {
+				if rest == "" {
+					return r
+				}
+				first, after, _ := strings.Cut(rest, string(filepath.Separator))
+				t, err := os.Readlink(filepath.Join(r, first))
+				if err != nil { // not a link: plainly missing
+					return filepath.Join(r, rest)
+				}
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(r, t)
+				}
+				p = filepath.Join(t, after)
+				break
+			}
+			parent := filepath.Dir(q)
+			if parent == q {
+				return ""
+			}
+			rest = filepath.Join(filepath.Base(q), rest)
+			q = parent
 		}
-		parent := filepath.Dir(q)
-		if parent == q {
-			return ""
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
-		q = parent
 	}
+	return ""
 }
+
+// maxLinks is how many symlinks the kernel follows in one path (Linux's
+// MAXSYMLINKS).
+const maxLinks = 40
 
 // sandboxNotice says, once per session, where the agent's commands are not
 // confined by the operating system.

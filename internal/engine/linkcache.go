@@ -166,8 +166,14 @@ func (c *linkCache) realPath(p string) (string, bool) {
 	resolutions.Add(1)
 	r, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		// missing: remembered when no link leads to where it would be
-		if use && resolve(p) == p && c.watchWay(p) {
+		// missing: remembered when no link leads to where it would be;
+		// where one does (a dangling link on the way), where a write
+		// would land
+		l := resolve(p)
+		if l != p && l != "" {
+			return l, true
+		}
+		if use && l == p && c.watchWay(p) {
 			c.exists[p] = false
 		}
 		return "", false

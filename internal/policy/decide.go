@@ -19,7 +19,8 @@ type Call struct {
 //
 // RealPath keeps Decide pure while following symlinks: the caller passes a
 // function that answers for one absolute path with its symlink-resolved
-// target and whether it exists (the guard passes one built on
+// target and whether it resolved: it exists, or a dangling link on its way
+// says where a write would create it (the guard passes one built on
 // filepath.EvalSymlinks; tests pass a map). Decide asks it for each
 // candidate path, and for a path that does not exist yet, for its nearest
 // ancestor, so that a new file under a symlinked folder is judged by where it

@@ -25,7 +25,8 @@ type Guarded struct {
 	Reg       *registry.Set
 	Home, Cwd string
 	// Resolve returns the real path of p (symlinks followed, the longest
-	// existing prefix resolved); nil leaves paths as written.
+	// existing prefix resolved, a dangling link past it followed to where
+	// a write would create its target); nil leaves paths as written.
 	Resolve func(p string) string
 }
 
