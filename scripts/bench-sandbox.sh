@@ -13,12 +13,15 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-(cd "$root" && go build -o "$bin/" ./cmd/...)
+(cd "$root" && go build -o "$bin/" ./cmd/... && go build -o "$bin/floor" ./internal/sandbox/testdata/floor)
 printf 'package main\nfunc main() {}\n' >"$bin/hello.go"
 (cd "$bin" && GO111MODULE=off go build -o hello hello.go)
 proj="$(mktemp -d)"
 cd "$proj" && git init -q .
 variants=("true|/bin/true" "hello|$bin/hello")
+# the floors (internal/sandbox/testdata/floor): one Go process applying
+# Landlock and seccomp; two, with the namespaces, as the sandbox is made
+variants+=("floor1|$bin/floor landlock $proj -- /bin/true" "floor2|$bin/floor twoproc $proj -- /bin/true")
 command -v bwrap >/dev/null && variants+=("bwrap|bwrap --ro-bind / / --dev /dev --proc /proc --bind $proj $proj --unshare-all --die-with-parent /bin/true")
 command -v unshare >/dev/null && variants+=("unshare|unshare -Urm -p -f /bin/true")
 [[ -n "${BASE:-}" ]] && variants+=("base|$BASE/piagent sandbox exec -- /bin/true")

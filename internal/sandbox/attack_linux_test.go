@@ -570,6 +570,64 @@ func BenchmarkBwrapTrue(b *testing.B) {
 	benchExec(b, bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "/bin/true")
 }
 
+// BenchmarkFloorLandlockTrue and BenchmarkFloorTwoProcessTrue are the
+// floors docs/performance.md sets the sandbox's start against
+// (testdata/floor): a Go program that applies a Landlock ruleset and a
+// seccomp filter and execs; and two Go processes as the sandbox is made
+// (user, mount, PID and network namespaces, / read-only, the folder
+// writable, /proc, the same Landlock and seccomp, the command started and
+// waited for), with none of piagent's profile.
+func BenchmarkFloorLandlockTrue(b *testing.B) {
+	benchExec(b, floorBin(b), "landlock", b.TempDir(), "--", "/bin/true")
+}
+
+func BenchmarkFloorTwoProcessTrue(b *testing.B) {
+	benchExec(b, floorBin(b), "twoproc", b.TempDir(), "--", "/bin/true")
+}
+
+var floorOnce = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(filepath.Dir(leanBin), "floor")
+	out, err := exec.Command("go", "build", "-o", bin, "./testdata/floor").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build the floor: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func floorBin(b *testing.B) string {
+	bin, err := floorOnce()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bin
+}
+
+// TestFloorConfines holds the floor to what it claims, so that its figures
+// are a floor of the same work: as root and as an ordinary user, a write
+// outside the folder fails and one inside it succeeds, and the command runs
+// in a PID namespace of its own (its PID 1 is the floor's init).
+func TestFloorConfines(t *testing.T) {
+	needSandbox(t)
+	bin, err := floorOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, outside := t.TempDir(), t.TempDir()
+	for _, mode := range []string{"landlock", "twoproc"} {
+		script := `echo in > ` + dir + `/` + mode + ` && echo out > ` + outside + `/` + mode + `; tr '\0' ' ' < /proc/1/cmdline`
+		out, _ := exec.Command(bin, mode, dir, "--", "/bin/sh", "-c", script).CombinedOutput()
+		if _, err := os.Stat(filepath.Join(dir, mode)); err != nil {
+			t.Errorf("%s: the write inside the folder failed: %s", mode, out)
+		}
+		if _, err := os.Stat(filepath.Join(outside, mode)); err == nil {
+			t.Errorf("%s: a write outside the folder succeeded", mode)
+		}
+		if mode == "twoproc" && !strings.Contains(string(out), "floor init") {
+			t.Errorf("twoproc: the command is not in a PID namespace of its own:\n%s", out)
+		}
+	}
+}
+
 func benchExec(b *testing.B, bin string, args ...string) {
 	if sandbox.Probe().Mechanism == "" {
 		b.Skip("no sandbox here")

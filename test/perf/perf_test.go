@@ -50,7 +50,7 @@ func bins(b testing.TB) string {
 			return
 		}
 		root, _ := filepath.Abs("../..")
-		for _, p := range []string{"piagent", "piagent-mcp"} {
+		for _, p := range []string{"piagent", "piagent-mcp", "piagent-sandbox"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, p), "./cmd/"+p)
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -473,6 +473,54 @@ func measureEach(b *testing.B, h *helper, req func(i int) string) {
 	if cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(lat))/1000, "cpu-µs/op")
 	}
+}
+
+// BenchmarkToolCall is a whole bash tool call as the agent meets it
+// (issue 45): the helper's decision for `bash -c 'echo hi'`, then the
+// command as the extension spawns it (piagent-sandbox exec --auto
+// --project P -- /bin/bash -c 'echo hi'), against plain `bash -c 'echo
+// hi'`. Each reports its median and p99 wall time; run them in one
+// invocation (-bench ToolCall) so that they share the machine's load.
+func BenchmarkToolCall(b *testing.B) {
+	dir := bins(b)
+	home, proj := fixture(b, 10)
+	exec.Command("git", "-C", proj, "init", "-q").Run()
+	argv := []string{"/bin/bash", "-c", "echo hi"}
+	run := func(b *testing.B, argv []string) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = proj, env(home)
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != "hi\n" {
+			b.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+	timed := func(b *testing.B, call func()) {
+		var lat []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			call()
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(0, "ns/op")
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	}
+	b.Run("plain", func(b *testing.B) {
+		timed(b, func() { run(b, argv) })
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+		req := `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"echo hi"}}}` + "\n"
+		h.ask(b, req)
+		sandboxed := append([]string{filepath.Join(dir, "piagent-sandbox"), "exec", "--auto", "--project", proj, "--"}, argv...)
+		timed(b, func() {
+			if got := h.ask(b, req); !strings.Contains(got, `"action":"allow"`) {
+				b.Fatalf("decision: %s", got)
+			}
+			run(b, sandboxed)
+		})
+	})
 }
 
 // cpuTime is the processor time (user and system) a process has used so
