@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -626,6 +627,71 @@ func TestFloorConfines(t *testing.T) {
 			t.Errorf("twoproc: the command is not in a PID namespace of its own:\n%s", out)
 		}
 	}
+}
+
+// BenchmarkSeamsSteps is what issue 37's steps cost at each start, timed
+// inside the processes (the fault build's "steps": nanoseconds per step on
+// standard error): the private folders made and checked, the inherited
+// descriptors closed, the init made non-dumpable, its own pseudo-terminals,
+// every capability dropped, and the whole seccomp filter built and
+// installed (the seams' rules are part of it; BenchmarkSeccompInstall
+// sets the whole filter beside a one-rule filter). Medians over b.N
+// starts, in microseconds, and their sum (seams-µs, an upper bound: the
+// private folders and a filter existed before the seams issue);
+// Landlock and the mounts, the ordinary-user issue's, beside them.
+func BenchmarkSeamsSteps(b *testing.B) {
+	if sandbox.Probe().Mechanism == "" {
+		b.Skip("no sandbox here")
+	}
+	dir := b.TempDir()
+	got := map[string][]int64{}
+	for b.Loop() {
+		cmd := exec.Command(faultBin, "sandbox", "exec", "--", "/bin/true")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PIAGENT_SANDBOX_FAULT=steps")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		n := 0
+		for line := range strings.Lines(string(out)) {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(line), "piagent-steps:")
+			if !ok {
+				continue
+			}
+			for kv := range strings.FieldsSeq(rest) {
+				k, v, _ := strings.Cut(kv, "=")
+				ns, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					b.Fatalf("step %q: %v", kv, err)
+				}
+				got[k] = append(got[k], ns)
+				n++
+			}
+		}
+		if n == 0 {
+			b.Fatalf("no step timed: %s", out)
+		}
+	}
+	median := func(v []int64) float64 {
+		slices.Sort(v)
+		return float64(v[len(v)/2]) / 1000
+	}
+	seams := []string{"private", "close", "dumpable", "pts", "caps", "seccomp"}
+	sums := make([]int64, b.N)
+	for _, k := range seams {
+		if len(got[k]) != b.N {
+			b.Fatalf("step %s timed %d times in %d starts", k, len(got[k]), b.N)
+		}
+		for i, v := range got[k] {
+			sums[i] += v
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+	for k, v := range got {
+		b.ReportMetric(median(v), k+"-µs")
+	}
+	b.ReportMetric(median(sums), "seams-µs")
 }
 
 func benchExec(b *testing.B, bin string, args ...string) {

@@ -103,14 +103,20 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 	if err != nil {
 		return err
 	}
+	stepsOn(faultFromEnv())
+	stepStart()
 	if err := preparePrivate(p); err != nil {
 		return err
 	}
+	stepStop("private")
 	// Nothing this process inherited beyond the standard streams reaches
 	// the command (an fd open on ~/.bashrc in the caller, say).
+	stepStart()
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fmt.Errorf("close inherited descriptors: %w", err)
 	}
+	stepStop("close")
+	stepsFlush()
 	env = mergeEnv(env, p.Env)
 	cause, err := runInit(p, st, path, argv, env)
 	if cause == "" {
@@ -158,17 +164,24 @@ func execLandlockOnly(p Profile, st Status, path string, argv, env []string) err
 // network namespace of its own; connect, outside one, lists the only TCP
 // ports it may connect to (the proxy's).
 func confineThread(p Profile, abi int, pts, netns bool, connect []int, fault string) error {
+	stepStart()
 	if !faultHas(fault, "keep-caps") {
 		if err := dropCaps(); err != nil {
 			return fmt.Errorf("drop capabilities: %w", err)
 		}
 	}
+	stepStop("caps")
+	stepStart()
 	if err := restrictLandlock(abi, rulesOf(p, pts), connect); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
+	stepStop("landlock")
+	stepStart()
 	if err := installSeccomp(fault, networkRules(p.NetworkOff, p.Registries, netns)); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
+	stepStop("seccomp")
+	stepsFlush()
 	return nil
 }
 
@@ -425,11 +438,14 @@ func Init() int {
 	// Not dumpable: the command, same user, same Landlock domain as this
 	// thread and without CAP_SYS_PTRACE, can neither ptrace the init nor
 	// open its /proc files, so it cannot make another thread run its code.
+	stepsOn(spec.Fault)
+	stepStart()
 	if !faultHas(spec.Fault, "dumpable") {
 		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 			return fail(initFailure, fmt.Errorf("make the init non-dumpable: %w", err))
 		}
 	}
+	stepStop("dumpable")
 	pts, err := mountAll(spec.Profile, spec.Empty, spec.Fault)
 	if err != nil {
 		var nm *noMountError
@@ -508,6 +524,7 @@ func (e *noMountError) Error() string {
 // mountAll makes the init's mounts. It reports whether the command has a
 // private pseudo-terminal instance.
 func mountAll(p Profile, empty, fault string) (bool, error) {
+	stepStart()
 	if err := faultMount(fault); err != nil {
 		return false, &noMountError{err}
 	}
@@ -593,7 +610,11 @@ func mountAll(p Profile, empty, fault string) (bool, error) {
 			return false, fmt.Errorf("hide %s: %w", d, err)
 		}
 	}
-	return privatePTS(), nil
+	stepStop("mounts")
+	stepStart()
+	pts := privatePTS()
+	stepStop("pts")
+	return pts, nil
 }
 
 // commonDevices are the character devices a confined command may open:

@@ -12,3 +12,11 @@ func faultMount(string) error { return nil }
 func faultHas(string, string) bool { return false }
 
 func faultDial() map[string]string { return nil }
+
+func stepsOn(string) {}
+
+func stepStart() {}
+
+func stepStop(string) {}
+
+func stepsFlush() {}

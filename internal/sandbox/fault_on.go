@@ -4,7 +4,9 @@ package sandbox
 
 import (
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,4 +50,37 @@ func faultDial() map[string]string {
 		}
 	}
 	return m
+}
+
+// The seams' steps timed (fault "steps", this build only): each step's
+// nanoseconds, written to standard error on one line by stepsFlush, for
+// BenchmarkSeamsSteps.
+var steps struct {
+	on   bool
+	t0   time.Time
+	line []byte
+}
+
+func stepsOn(fault string) { steps.on = faultHas(fault, "steps") }
+
+func stepStart() {
+	if steps.on {
+		steps.t0 = time.Now()
+	}
+}
+
+func stepStop(name string) {
+	if steps.on {
+		steps.line = append(steps.line, ' ')
+		steps.line = append(steps.line, name...)
+		steps.line = append(steps.line, '=')
+		steps.line = strconv.AppendInt(steps.line, time.Since(steps.t0).Nanoseconds(), 10)
+	}
+}
+
+func stepsFlush() {
+	if steps.on && len(steps.line) > 0 {
+		os.Stderr.Write(append(append([]byte("piagent-steps:"), steps.line...), '\n'))
+		steps.line = steps.line[:0]
+	}
 }
