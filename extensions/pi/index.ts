@@ -52,6 +52,7 @@ import {
   unavailableReason,
   withheldText,
 } from "./guard.ts";
+import { InFlight } from "./batch.ts";
 import { HelperError, startTimeoutMs } from "./helper.ts";
 import { handleModeCommand, modeCompletions, OWN_SCHEMAS, policyTools } from "./policy.ts";
 import { type SandboxBinary, sandboxedOperations } from "./sandbox.ts";
@@ -193,6 +194,8 @@ class Session {
   toldDown = false;
   /** What was last reported of the built-in client's tools, and to which helper. */
   lastReport = "";
+  /** Commands and file tools allowed and not yet ended (batch.ts). */
+  readonly inFlight = new InFlight();
 
   constructor(pi: ExtensionAPI) {
     this.pi = pi;
@@ -433,6 +436,8 @@ async function guardedToolResult(s: Session, event: ToolResultEvent, ctx: Extens
 
 async function onToolCall(s: Session, event: ToolCallEvent, ctx: ExtensionContext): Promise<ToolCallEventResult | undefined> {
   s.lastCtx = ctx;
+  const clash = s.inFlight.clash(event.toolName);
+  if (clash !== undefined) return { block: true, reason: clash };
   // A codemode script that lists or describes tools reads withheld
   // descriptions as easily as any other.
   if (event.toolName === "codemode" && DISCOVERY_GLOBALS.test(String((event.input as { code?: unknown })?.code ?? ""))) {
@@ -495,6 +500,7 @@ async function onToolCall(s: Session, event: ToolCallEvent, ctx: ExtensionContex
           `the call is blocked. Install the extension that matches the binary: pi install "$(piagent extension path)"`,
       };
   }
+  s.inFlight.admit(event.toolCallId, event.toolName);
   return undefined;
 }
 
@@ -728,6 +734,9 @@ export default function piagentExtension(pi: ExtensionAPI): Promise<void> {
   pi.on("before_provider_request", (event, ctx) => onProviderRequest(s, event, ctx));
   pi.on("tool_call", (event, ctx) => guardedToolCall(s, event, ctx));
   pi.on("tool_result", (event, ctx) => guardedToolResult(s, event, ctx));
+  pi.on("tool_execution_end", (event) => s.inFlight.end(event.toolCallId));
+  pi.on("turn_end", () => s.inFlight.clear());
+  pi.on("agent_end", () => s.inFlight.clear());
   pi.events.on(TOOL_APPROVAL_REQUEST_EVENT, (data: unknown) => onApprovalRequest(s, data));
   pi.on("project_trust", (event, ctx) => onProjectTrust(s, event, ctx));
   registerCommands(s);

@@ -269,6 +269,9 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 	if ch := w.changed(); len(ch) > 0 {
 		return guard.Decision{Action: guard.Block, Code: CodeIntegrity, Reason: w.reason(ch)}, true
 	}
+	if d, stop := notAFile(en.Home, en.Cwd, c); stop {
+		return d, true
+	}
 	if c.ToolName == "powershell" {
 		// Pi's PowerShell tool runs a shell piagent does not confine.
 		return guard.Decision{Action: guard.Block, Code: CodeNoSandbox,
@@ -286,11 +289,48 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 	return guard.Decision{}, false
 }
 
+// piFileTools are Pi's own tools that open the path they are given, in
+// Pi's process (unconfined).
+var piFileTools = map[string]bool{"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true}
+
+// notAFile blocks a file tool of Pi's whose path leads to a FIFO, a socket
+// or a device: Pi would wait on it, with nothing to say why (a FIFO holds a
+// write back until a reader comes, long enough for a command run beside it
+// to change where a later write of the same message lands), or read a
+// device. A missing path, a file or a folder passes to the policy.
+func notAFile(home, cwd string, c guard.Call) (guard.Decision, bool) {
+	if !piFileTools[c.ToolName] {
+		return guard.Decision{}, false
+	}
+	p, _ := c.Input["path"].(string)
+	if p == "" {
+		return guard.Decision{}, false
+	}
+	abs, ok := paths.ToolPath(home, cwd, p)
+	if !ok {
+		return guard.Decision{}, false
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		return guard.Decision{}, false
+	}
+	kind := "a device"
+	switch {
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case fi.Mode()&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return guard.Decision{Action: guard.Block, Code: CodeNotAFile,
+		Reason: fmt.Sprintf("blocked: %s is %s, not a file: Pi's %s tool would wait on it or read a device; use bash, which runs confined", p, kind, c.ToolName)}, true
+}
+
 // Decision codes of the engine's own checks.
 const (
 	CodeGateUnavailable = "gate-unavailable" // the gate cannot be evaluated: every call is blocked
 	CodeIntegrity       = "protected-files-changed"
 	CodeNoSandbox       = "sandbox-unavailable"
+	CodeNotAFile        = "not-a-file"
 )
 
 func (en *Engine) sandboxStatus() sandbox.Status {

@@ -349,6 +349,43 @@ test("extension: tool_call actions", async () => {
   });
 });
 
+// Pi runs one message's calls together, after asking every call's hook
+// (batch.ts): a bash call beside one of Pi's file tools that has not ended
+// could change where the file tool's path leads. The later of the two is
+// blocked, in either order; once the first ends, or the turn does, it runs.
+test("extension: a command and a file tool are never in flight together", async () => {
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { handlers } = fakePi();
+    const call = handlers.get("tool_call")!;
+    const ended = handlers.get("tool_execution_end")!;
+    const turnEnd = handlers.get("turn_end")!;
+    const ev = (toolName: string, id: string, input: object = {}) => ({ type: "tool_call", toolName, toolCallId: id, input });
+    const c = fakeCtx(false).ctx;
+
+    assert.equal(await call(ev("write", "w1", { path: "a.txt", content: "x" }), c), undefined);
+    assert.equal(await call(ev("read", "r1", { path: "b.txt" }), c), undefined, "two file tools run together");
+    const bash = await call(ev("bash", "b1", { command: "ln -sf ~/.pi/agent/settings.json a.txt" }), c);
+    assert.equal(bash?.block, true, "bash beside file tools in flight is blocked");
+    assert.match(bash.reason, /message of its own/);
+    await ended({ type: "tool_execution_end", toolCallId: "w1", toolName: "write", isError: false }, c);
+    assert.equal((await call(ev("bash", "b2", { command: "ls" }), c))?.block, true, "read r1 still in flight");
+    await ended({ type: "tool_execution_end", toolCallId: "r1", toolName: "read", isError: false }, c);
+    assert.equal(await call(ev("bash", "b3", { command: "ls" }), c), undefined, "alone, bash runs");
+
+    // the other order: a command in flight blocks a file tool
+    const write = await call(ev("write", "w2", { path: "a.txt", content: "x" }), c);
+    assert.equal(write?.block, true, "a file tool beside a command in flight is blocked");
+    assert.equal(await call(ev("bash", "b4", { command: "ls" }), c), undefined, "two commands run together");
+    assert.equal(await call(ev("websearch", "m1", { query: "x" }), c), undefined, "other tools are not held");
+
+    // a turn's end clears what Pi never ended
+    await turnEnd({ type: "turn_end" }, c);
+    assert.equal(await call(ev("write", "w3", { path: "a.txt", content: "x" }), c), undefined, "after the turn's end");
+
+    await handlers.get("session_shutdown")!({}, c);
+  });
+});
+
 // Fail closed (issue 41, E1): whatever way the helper fails to give an
 // answer, tool_call blocks the call and says why; nothing falls through to
 // "allow". The call would otherwise be allowed: read is allowed by the stub.
