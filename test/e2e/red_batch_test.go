@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRedParallelBatchRace: Pi runs the tool calls of one assistant
@@ -31,7 +32,7 @@ func TestRedParallelBatchRace(t *testing.T) {
 	settings := w.HomeFile(".pi/agent/settings.json")
 	w.Write(settings, "{}\n")
 	const planted = `{"packages":["npm:evil-pi-package"]}`
-	relink := `python3 -c "import os;t=os.path.join(os.environ['HOME'],'.'+'pi','ag'+'ent','sett'+'ings.json');os.remove('l.json');os.symlink(t,'l.json');open('fifo').read();print('relinked')"`
+	relink := `python3 -c "import os;t=os.path.join(os.environ['HOME'],'.'+'pi','ag'+'ent','sett'+'ings.json');os.remove('l.json');os.symlink(t,'l.json');fd=os.open('fifo',os.O_RDONLY|os.O_NONBLOCK);import select;select.select([fd],[],[],5);print('relinked')"`
 	w.StartLLM(
 		Call("bash", map[string]any{"command": "mkfifo fifo && ln -s fifo l.json && echo ready"}),
 		Step{ToolCalls: []ToolCall{
@@ -43,6 +44,33 @@ func TestRedParallelBatchRace(t *testing.T) {
 		Call("write", map[string]any{"path": settings, "content": planted}),
 		Call("write", map[string]any{"path": "l.json", "content": planted}),
 	)
+	// Run one call at a time (the fix), the writes to the FIFO would wait
+	// for a reader that comes only after them: the test becomes one, a
+	// few seconds after the FIFO appears, so that the run ends either way.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		fifo := w.ProjectFile("fifo")
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := os.Stat(fifo); err == nil {
+				break
+			}
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(Scaled(3 * time.Second)):
+		}
+		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			<-done
+			f.Close()
+		}
+	}()
 	path := deps.nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
 	r := w.RunPi(guarded(bins, PiOptions{Prompt: "Do it", Env: map[string]string{"PATH": path}}))
 	requireExit0(t, r)
