@@ -719,7 +719,12 @@ function sandboxBash(s: Session): Promise<void> {
       }
       const cwd = process.cwd();
       const tool = mod.createBashTool(cwd, { operations: sandboxedOperations(bin, () => cwd) });
-      s.pi.registerTool({ ...tool, label: "bash (sandboxed by piagent)" });
+      // Sequential: Pi runs one message's tool calls in parallel and asks
+      // the guard about every one before it runs any, so a write would be
+      // judged by the project as it was before a bash call beside it ran
+      // (a link retargeted while the write waits). A message with a bash
+      // call runs its calls one at a time, each judged just before it runs.
+      s.pi.registerTool({ ...tool, label: "bash (sandboxed by piagent)", executionMode: "sequential" });
     },
     () => undefined, // outside Pi (the unit tests): nothing to replace
   );

@@ -150,9 +150,10 @@ func (g *Guarded) holdsProtected(p string) (string, bool) {
 }
 
 func (g *Guarded) check(p string, match func(string) (string, bool)) (string, bool) {
-	// Every registered path has a slash, a dot or starts with ~; a bare word
-	// cannot name one, and most tool arguments are bare words.
-	if p == "" || !strings.ContainsAny(p, "./~") {
+	// A bare word (no slash, dot or ~) is a name in the cwd: a link there
+	// leads anywhere, and the cwd may hold a registered file (piagent's own
+	// binary), so it is judged like any other path.
+	if p == "" {
 		return "", false
 	}
 	if p = absPath(g.Home, g.Cwd, p); p == "" {
