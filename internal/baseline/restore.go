@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/gitnest"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 )
@@ -523,4 +524,28 @@ func acceptOne(proj, files, replaced int, k Kept) error {
 	}
 	defer unix.Close(src)
 	return moveOut(src, name, parent, name)
+}
+
+// RestoreNested moves what changed since since in the repositories nested
+// in the project that git enters from it (package gitnest: a config with
+// core.fsmonitor, say) to a new quarantine. It returns nil and no error
+// when nothing did.
+func RestoreNested(home, project string, since time.Time, source string) (*Quarantine, error) {
+	gitDir := gitnest.GitDir(project)
+	if gitDir == "" {
+		return nil, nil
+	}
+	links, err := gitnest.Links(gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the project's git index for nested repositories: %w", err)
+	}
+	risks := gitnest.Changed(project, links, since)
+	if len(risks) == 0 {
+		return nil, nil
+	}
+	changes := make([]Change, len(risks))
+	for i, r := range risks {
+		changes[i] = Change{Path: r.Path, What: "added"}
+	}
+	return Restore(home, &Snapshot{Project: project}, changes, source)
 }

@@ -495,6 +495,12 @@ func (a *app) afterPi(dir string, s *baseline.Snapshot, file string, start time.
 			fmt.Fprintf(a.env.Stderr, "piagent: warning: %v\n", err)
 		}
 	}
+	// a repository nested in the project with a setting made during the
+	// session (a server's last act, say) that the person's next git
+	// status would run
+	if _, err := baseline.RestoreNested(a.env.Home, s.Project, s.Taken.Add(-time.Second), baseline.AfterExit); err != nil {
+		fmt.Fprintf(a.env.Stderr, "piagent: warning: %v; look at the repositories nested in the project yourself (git submodule status)\n", err)
+	}
 	pending, _ := baseline.Pending(a.env.Home, dir)
 	for _, q := range pending {
 		if q.When.Before(start.Add(-time.Second)) {

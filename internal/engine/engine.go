@@ -260,12 +260,7 @@ func (en *Engine) decide(c guard.Call, check bool) guard.Decision {
 // changed since it began, or when a bash call needs a sandbox the user
 // requires and this machine cannot apply.
 func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decision, bool) {
-	en.mu.Lock()
-	if en.watch == nil {
-		en.watch = newIntegrity(en.Home, en.Cwd, snap.Gate().View.ConfigDir, en.getenv(baseline.EnvBaseline))
-	}
-	w := en.watch
-	en.mu.Unlock()
+	w := en.integrity(snap)
 	if ch := w.changed(); len(ch) > 0 {
 		return guard.Decision{Action: guard.Block, Code: CodeIntegrity, Reason: w.reason(ch)}, true
 	}
@@ -287,6 +282,17 @@ func (en *Engine) confinement(snap *guard.Snapshot, c guard.Call) (guard.Decisio
 		}
 	}
 	return guard.Decision{}, false
+}
+
+// integrity is the session's watch of the files that decide what runs
+// later, made at the first call.
+func (en *Engine) integrity(snap *guard.Snapshot) *integrity {
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	if en.watch == nil {
+		en.watch = newIntegrity(en.Home, en.Cwd, snap.Gate().View.ConfigDir, en.getenv(baseline.EnvBaseline))
+	}
+	return en.watch
 }
 
 // piFileTools are Pi's own tools that open the path they are given, in
@@ -421,6 +427,13 @@ func (en *Engine) Redact(tool string, input map[string]any, raw json.RawMessage)
 	snap, err := en.snapshot()
 	if err != nil {
 		return Redaction{}, gateUnavailable(err)
+	}
+	if tool == "bash" {
+		// The command has just ended: what it planted for later (a hook,
+		// a nested repository's fsmonitor) goes to the quarantine now,
+		// not at the next call, a model's answer away, while the person
+		// may run git in the project.
+		en.integrity(snap).changed()
 	}
 	pol := snap.Policy()
 	call := policy.Call{ToolName: tool, Input: input}

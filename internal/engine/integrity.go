@@ -44,6 +44,9 @@ type integrity struct {
 	// compared is the last comparison; zero, the first call compares
 	// whatever the watch says (the launcher's baseline is older than it)
 	compared time.Time
+	// nested: the repositories in the work tree git enters from the
+	// project, looked at on every call (nested.go)
+	nested *nested
 }
 
 // recheck is how long the watch's silence is trusted alone: inotify does
@@ -91,12 +94,18 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 		}
 		in.base = s
 	}
+	// a second's margin: a change's ctime comes from the kernel's coarse
+	// clock, which may read a little behind the one that took the baseline
+	in.nested = newNested(project, in.base.Taken.Add(-time.Second))
 	return in
 }
 
 // changed lists the roots changed since the baseline during this session,
 // after putting them back.
 func (in *integrity) changed() []string {
+	if in.failed == "" {
+		in.checkNested()
+	}
 	if in.watch != nil && in.failed == "" {
 		changed, _, lost, names := in.watch.Drain()
 		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
@@ -131,6 +140,36 @@ func (in *integrity) changed() []string {
 		in.failed = "cannot put the changed files back: " + err.Error()
 	}
 	return in.tripped
+}
+
+// checkNested moves what a command changed in a nested repository git
+// enters from the project (a config with core.fsmonitor, say) to a
+// quarantine, and trips the watch with it.
+func (in *integrity) checkNested() {
+	risks, why := in.nested.risks()
+	if why != "" {
+		in.failed = why
+		return
+	}
+	if len(risks) == 0 {
+		return
+	}
+	changes := make([]baseline.Change, len(risks))
+	for i, r := range risks {
+		changes[i] = baseline.Change{Path: r.Path, What: "added"}
+		trip := r.Path + " (" + r.Why + ", in a repository git enters from the project)"
+		if !slices.Contains(in.tripped, trip) {
+			in.tripped = append(in.tripped, trip)
+		}
+	}
+	slices.Sort(in.tripped)
+	q, err := baseline.Restore(in.home, &baseline.Snapshot{Project: in.base.Project}, changes, baseline.DuringSession)
+	if q != nil {
+		in.quarantines = append(in.quarantines, q.ID)
+	}
+	if err != nil {
+		in.failed = "cannot move the nested repository's settings to the quarantine: " + err.Error()
+	}
 }
 
 // touches reports whether an event named by the watch can be about a

@@ -3,10 +3,16 @@
 package sandbox_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/piagent/piagent/internal/engine"
+	"github.com/piagent/piagent/internal/guard"
 )
 
 // redGitProject makes w's project a real repository with one commit (the
@@ -45,9 +51,13 @@ func personsGitStatus(t *testing.T, w *world) bool {
 // project's index (.git/index is writable: git add and commit work in the
 // sandbox). The person's next `git status` (or `git diff`) in the project
 // asks the submodule for its state, running git there, which runs the
-// fsmonitor program unconfined. The control: the same command run
-// unconfined plants it the same way; the same write to the project's own
-// .git/config is refused (TestGitAndProjectAttacks).
+// fsmonitor program unconfined.
+//
+// A mount cannot cover a folder that does not exist yet: the guard's
+// engine looks when the command's result comes back (the extension asks it
+// to redact every bash result), moves the nested repository's config to
+// the quarantine and blocks the session, naming it. The control: the same
+// command, with no engine after it, plants the program.
 func TestRedNestedRepositoryFsmonitor(t *testing.T) {
 	needNamespaces(t)
 	script := `set -e
@@ -61,14 +71,30 @@ echo planted`
 	w := newWorld(t)
 	redGitProject(t, w)
 	w.env = append(w.env, "F="+w.forge, "A="+attackBin)
+	en := &engine.Engine{Home: w.home, Cwd: w.proj}
+	read := guard.Call{ToolName: "read", Input: map[string]any{"path": "evil.js"}}
+	if d := en.Check(read); !d.Allowed() {
+		t.Fatalf("the session's first call: %+v", d)
+	}
+	time.Sleep(1100 * time.Millisecond) // past the start's margin for coarse ctimes
 	out, err := w.run(t, a.script)
+	if !strings.Contains(out, "planted") {
+		t.Fatalf("the command did not run to its end (%v):\n%s", err, out)
+	}
+	if _, err := en.Redact("bash", map[string]any{"command": script}, json.RawMessage(`"planted"`)); err != nil {
+		t.Fatal(err)
+	}
 	if a.effect(t, w) {
 		t.Errorf("%s: the agent's command planted a program the person's next git status runs (%v):\n%s", a.name, err, out)
+	}
+	d := en.Check(read)
+	if d.Allowed() || !strings.Contains(d.Reason, "sub/.git/config") || !strings.Contains(d.Reason, "piagent quarantine show") {
+		t.Errorf("the session after the planted nested repository: %+v", d)
 	}
 	c := newWorld(t)
 	redGitProject(t, c)
 	c.env = append(c.env, "F="+c.forge, "A="+attackBin)
-	if out, err := c.runPlain(t, a.script); !a.effect(t, c) {
-		t.Errorf("control: the attack did not work unconfined either (%v):\n%s", err, out)
+	if out, err := c.run(t, a.script); !a.effect(t, c) {
+		t.Errorf("control: the attack did not work without the engine after it (%v):\n%s", err, out)
 	}
 }
