@@ -1,0 +1,115 @@
+package netproxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+)
+
+// connectVia opens a tunnel to addr through the person's own proxy pu (an
+// http:// or https:// URL, with user:password when it needs them) by
+// CONNECT. Its credentials are sent to it alone and never appear in an
+// error (the URL is shown redacted).
+func connectVia(pu *url.URL, addr string) (net.Conn, error) {
+	shown := pu.Redacted()
+	port := pu.Port()
+	switch pu.Scheme {
+	case "http", "":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		if port == "" {
+			port = "443"
+		}
+	default:
+		return nil, fmt.Errorf("your proxy %s: piagent's proxy chains to an http:// or https:// proxy only", shown)
+	}
+	proxyAddr := net.JoinHostPort(pu.Hostname(), port)
+	if err := refuseLoopbackBehindLocal(pu.Hostname(), addr); err != nil {
+		return nil, err
+	}
+	c, err := net.DialTimeout("tcp", proxyAddr, 15*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("your proxy %s: %v", shown, err)
+	}
+	if pu.Scheme == "https" {
+		tc := tls.Client(c, &tls.Config{ServerName: pu.Hostname()})
+		if err := tc.Handshake(); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("your proxy %s: %v", shown, err)
+		}
+		c = tc
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	req := "CONNECT " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\n"
+	if u := pu.User; u != nil {
+		pw, _ := u.Password()
+		req += "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)) + "\r\n"
+	}
+	if _, err := c.Write([]byte(req + "\r\n")); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("your proxy %s: %v", shown, err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("your proxy %s: %v", shown, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		c.Close()
+		return nil, fmt.Errorf("your proxy %s refused CONNECT %s: %s", shown, addr, resp.Status)
+	}
+	c.SetDeadline(time.Time{})
+	if br.Buffered() > 0 {
+		return &bufferedConn{Conn: c, r: br}, nil
+	}
+	return c, nil
+}
+
+// refuseLoopbackBehindLocal: a proxy of the person's running on this
+// machine would dial this machine's own services for a name that resolves
+// to them, which the proxy must never reach. Where the name resolves here
+// to such an address, it is refused; the upstream resolves it again
+// itself, so a name whose answer changes between the two lookups is not
+// caught (docs/sandbox.md says so). A remote proxy's loopback is not this
+// machine's.
+func refuseLoopbackBehindLocal(proxyHost, addr string) error {
+	if a, err := netip.ParseAddr(proxyHost); !(proxyHost == "localhost" || err == nil && a.Unmap().IsLoopback()) {
+		return nil
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ips, _ := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	for _, ip := range ips {
+		if a := ip.Unmap(); a.IsLoopback() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsMulticast() {
+			return fmt.Errorf("%s resolves to %s, this machine's own or a link-local address: refused", host, a)
+		}
+	}
+	return nil
+}
+
+// bufferedConn is a connection whose first bytes were read ahead.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *bufferedConn) CloseWrite() error {
+	if cw, ok := b.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
