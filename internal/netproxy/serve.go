@@ -143,13 +143,14 @@ func (p *Proxy) takeQueued(ln net.Listener, serve func(net.Conn)) {
 	}
 	rc.Control(func(fd uintptr) {
 		for {
-			nfd, _, err := syscall.Accept4(int(fd), syscall.SOCK_CLOEXEC)
+			nfd, _, err := syscall.Accept(int(fd))
 			if err == syscall.EINTR || err == syscall.ECONNABORTED {
 				continue
 			}
 			if err != nil {
 				return
 			}
+			syscall.CloseOnExec(nfd)
 			f := os.NewFile(uintptr(nfd), "conn")
 			c, err := net.FileConn(f)
 			f.Close()
