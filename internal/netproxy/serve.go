@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -175,14 +174,7 @@ const drainBound = 10 * time.Second
 
 // upstreamFromEnv is the person's own proxy, from HTTPS_PROXY, HTTP_PROXY
 // and NO_PROXY in the environment piagent passed (nil when none is set).
-func upstreamFromEnv() func(*url.URL) (*url.URL, error) {
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
-		if os.Getenv(k) != "" {
-			return func(u *url.URL) (*url.URL, error) { return http.ProxyFromEnvironment(&http.Request{URL: u}) }
-		}
-	}
-	return nil
-}
+func upstreamFromEnv() func(*url.URL) (*url.URL, error) { return UpstreamFrom(os.Getenv) }
 
 // forward passes each connection on ln to the machine's own addr.
 func (p *Proxy) forward(ln net.Listener, addr string) {

@@ -5,13 +5,97 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 )
+
+// UpstreamFrom reads the person's proxy settings through getenv, as
+// curl and Go's http.ProxyFromEnvironment do: HTTPS_PROXY for https,
+// HTTP_PROXY for http (upper case first, then lower), a URL without a
+// scheme taken as http://; NO_PROXY a comma-separated list of "*", IP
+// addresses, CIDR ranges and domains (a domain matches itself and its
+// subdomains, ".domain" and "*.domain" its subdomains only), each with an
+// optional :PORT. Nil when no proxy is set.
+func UpstreamFrom(getenv func(string) string) func(*url.URL) (*url.URL, error) {
+	get := func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return getenv(strings.ToLower(k))
+	}
+	httpsProxy, httpProxy, noProxy := get("HTTPS_PROXY"), get("HTTP_PROXY"), get("NO_PROXY")
+	if httpsProxy == "" && httpProxy == "" {
+		return nil
+	}
+	return func(u *url.URL) (*url.URL, error) {
+		p := httpProxy
+		if u.Scheme == "https" {
+			p = httpsProxy
+		}
+		if p == "" || bypass(noProxy, u.Hostname(), u.Port()) {
+			return nil, nil
+		}
+		if !strings.Contains(p, "://") {
+			p = "http://" + p
+		}
+		pu, err := url.Parse(p)
+		if err != nil {
+			// the parse error quotes the URL, its password with it
+			return nil, errors.New("the proxy URL cannot be parsed")
+		}
+		return pu, nil
+	}
+}
+
+// bypass reports a host NO_PROXY names.
+func bypass(noProxy, host, port string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	ip, ipErr := netip.ParseAddr(host)
+	for _, e := range strings.Split(noProxy, ",") {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == "" {
+			continue
+		}
+		if e == "*" {
+			return true
+		}
+		if pfx, err := netip.ParsePrefix(e); err == nil {
+			if ipErr == nil && pfx.Contains(ip.Unmap()) {
+				return true
+			}
+			continue
+		}
+		if h, p, err := net.SplitHostPort(e); err == nil {
+			if p != port {
+				continue
+			}
+			e = h
+		}
+		if a, err := netip.ParseAddr(strings.Trim(e, "[]")); err == nil {
+			if ipErr == nil && a.Unmap() == ip.Unmap() {
+				return true
+			}
+			continue
+		}
+		e = strings.TrimPrefix(e, "*")
+		if strings.HasPrefix(e, ".") {
+			if strings.HasSuffix(host, e) {
+				return true
+			}
+			continue
+		}
+		if host == e || strings.HasSuffix(host, "."+e) {
+			return true
+		}
+	}
+	return false
+}
 
 // connectVia opens a tunnel to addr through the person's own proxy pu (an
 // http:// or https:// URL, with user:password when it needs them) by

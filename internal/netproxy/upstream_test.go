@@ -91,16 +91,14 @@ func TestUpstream(t *testing.T) {
 	}))
 	defer backend.Close()
 	up := startUpstream(t, backend.Listener.Addr().String(), "alice", "s3cret")
-	t.Setenv("HTTPS_PROXY", "http://alice:s3cret@"+up.ln.Addr().String())
-	t.Setenv("HTTP_PROXY", "http://alice:s3cret@"+up.ln.Addr().String())
-	t.Setenv("NO_PROXY", "direct.test")
+	env := map[string]string{"HTTPS_PROXY": "http://alice:s3cret@" + up.ln.Addr().String(), "http_proxy": "alice:s3cret@" + up.ln.Addr().String(), "no_proxy": "other.test, direct.test"}
 	var es []nethosts.Entry
 	for _, h := range []string{"allowed.test", "direct.test"} {
 		e, _ := nethosts.ParseEntry(h)
 		es = append(es, e)
 	}
 	var direct []string
-	px := &Proxy{Entries: es, Who: "agent", Upstream: upstreamFromEnv(), Dial: func(network, addr string) (net.Conn, error) {
+	px := &Proxy{Entries: es, Who: "agent", Upstream: UpstreamFrom(func(k string) string { return env[k] }), Dial: func(network, addr string) (net.Conn, error) {
 		direct = append(direct, addr)
 		return net.Dial(network, backend.Listener.Addr().String())
 	}}
@@ -155,6 +153,37 @@ func TestUpstream(t *testing.T) {
 	out = ask("CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")
 	if !strings.Contains(out, "502") || !strings.Contains(out, "407") || !strings.Contains(out, "alice:xxxxx@") || strings.Contains(out, "wr0ng-pw") {
 		t.Errorf("the upstream's refusal:\n%s", out)
+	}
+}
+
+// TestNoProxy: NO_PROXY as curl and Go read it.
+func TestNoProxy(t *testing.T) {
+	for _, c := range []struct {
+		no, host, port string
+		want           bool
+	}{
+		{"*", "a.test", "443", true},
+		{"corp.test", "corp.test", "443", true}, {"corp.test", "x.corp.test", "443", true}, {"corp.test", "xcorp.test", "443", false},
+		{".corp.test", "corp.test", "443", false}, {".corp.test", "x.corp.test", "443", true}, {"*.corp.test", "x.corp.test", "443", true},
+		{"corp.test:8443", "corp.test", "443", false}, {"corp.test:8443", "corp.test", "8443", true},
+		{"10.0.0.0/8", "10.1.2.3", "443", true}, {"10.0.0.0/8", "11.1.2.3", "443", false}, {"192.0.2.1", "192.0.2.1", "80", true},
+		{"[2001:db8::1]:443", "2001:db8::1", "443", true}, {" A.Test ,b.test", "a.test", "443", true}, {"", "a.test", "443", false},
+	} {
+		if got := bypass(c.no, c.host, c.port); got != c.want {
+			t.Errorf("bypass(%q, %s:%s) = %v, want %v", c.no, c.host, c.port, got, c.want)
+		}
+	}
+	if UpstreamFrom(func(string) string { return "" }) != nil {
+		t.Error("no proxy set, and an upstream")
+	}
+	f := UpstreamFrom(func(k string) string {
+		return map[string]string{"https_proxy": "http://u:p@[::1", "HTTP_PROXY": "h:3128"}[k]
+	})
+	if _, err := f(&url.URL{Scheme: "https", Host: "a.test:443"}); err == nil || strings.Contains(err.Error(), "u:p") {
+		t.Errorf("an unparsable proxy URL: %v", err)
+	}
+	if pu, _ := f(&url.URL{Scheme: "http", Host: "a.test:80"}); pu == nil || pu.String() != "http://h:3128" {
+		t.Errorf("HTTP_PROXY without a scheme: %v", pu)
 	}
 }
 
