@@ -100,9 +100,10 @@ func bypass(noProxy, host, port string) bool {
 // connectVia opens a tunnel to addr through the person's own proxy pu (an
 // http:// or https:// URL, with user:password when it needs them) by
 // CONNECT. Its credentials are sent to it alone and never appear in an
-// error (the URL is shown redacted).
+// error (the proxy is named by scheme, host and port).
 func connectVia(pu *url.URL, addr string) (net.Conn, error) {
-	shown := pu.Redacted()
+	// shown without its user or password (pu.Host holds neither)
+	shown := pu.Scheme + "://" + pu.Host
 	port := pu.Port()
 	switch pu.Scheme {
 	case "http", "":

@@ -84,7 +84,7 @@ func (u *fakeUpstream) requests() []string {
 // an allowed host is reached by CONNECT through it, https and plain http,
 // with its credentials sent to it alone; a host NO_PROXY names is dialled
 // directly; a refused host never reaches it; and when it refuses, the
-// command's 502 names it without the password.
+// command's 502 names it without its user or password.
 func TestUpstream(t *testing.T) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "backend %s %s", r.Host, r.URL.Path)
@@ -151,7 +151,7 @@ func TestUpstream(t *testing.T) {
 	// The upstream refuses (wrong password): 502 naming it, redacted.
 	px.Upstream = func(*url.URL) (*url.URL, error) { return url.Parse("http://alice:wr0ng-pw@" + up.ln.Addr().String()) }
 	out = ask("CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")
-	if !strings.Contains(out, "502") || !strings.Contains(out, "407") || !strings.Contains(out, "alice:xxxxx@") || strings.Contains(out, "wr0ng-pw") {
+	if !strings.Contains(out, "502") || !strings.Contains(out, "407") || !strings.Contains(out, "http://"+up.ln.Addr().String()) || strings.Contains(out, "wr0ng-pw") || strings.Contains(out, "alice") {
 		t.Errorf("the upstream's refusal:\n%s", out)
 	}
 }
