@@ -221,8 +221,9 @@ func TestRegistriesProxy(t *testing.T) {
 }
 
 // TestRegistriesReal (PIAGENT_NET_TESTS=1): real installs through the
-// proxy by default: go mod download from proxy.golang.org and npm view
-// from the npm registry; a host outside the list refused.
+// proxy by default: go mod download from proxy.golang.org, npm view and
+// npm ci from the npm registry; a host outside the list refused. (pip
+// and git are tested against local fakes alone: TestRegistriesInstalls.)
 func TestRegistriesReal(t *testing.T) {
 	if os.Getenv("PIAGENT_NET_TESTS") != "1" {
 		t.Skip("set PIAGENT_NET_TESTS=1 to reach the real registries")
@@ -235,6 +236,14 @@ func TestRegistriesReal(t *testing.T) {
 			`export GOPATH=$TMPDIR/gopath; d=$(mktemp -d) && cd $d && `+goBin+` mod init x >/dev/null 2>&1 && `+goBin+` mod download -json golang.org/x/mod@v0.20.0 && npm view --json left-pad version`).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), `"Version": "v0.20.0"`) || !strings.Contains(string(out), `1.3.0`) {
 			t.Errorf("%s: real installs: %v\n%s", c.name, err, out)
+		}
+		script := `set -e; d=$(mktemp -d) && cd $d
+echo '{"name":"x","version":"1.0.0","dependencies":{"left-pad":"1.3.0"}}' > package.json
+npm install --package-lock-only --no-audit --no-fund --no-update-notifier >/dev/null 2>&1
+npm ci --no-audit --no-fund --no-update-notifier 2>&1 && node -e 'console.log("left-pad:", require("left-pad")("x", 3, "."))'`
+		out, err = sandboxed(c.bin, c.env, w.proj, "/bin/bash", "-c", script).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "left-pad: ..x") {
+			t.Errorf("%s: real npm ci: %v\n%s", c.name, err, out)
 		}
 		out, _ = sandboxed(c.bin, c.env, w.proj, "curl", "-sS", "-m", "20", "https://example.com/").CombinedOutput()
 		if !strings.Contains(string(out), "403") {
