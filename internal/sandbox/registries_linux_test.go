@@ -567,3 +567,51 @@ func TestUpstreamFromDefinition(t *testing.T) {
 		t.Errorf("a server definition's proxy on this machine's loopback was dialled (%d)", got)
 	}
 }
+
+// TestProxyConnectionCap (issue 44): a command that opens more than 256
+// connections through the proxy at once (to an allowed host that keeps
+// them open) gets 256 through and the rest refused with 503 naming the
+// limit, with namespaces and under Landlock alone.
+func TestProxyConnectionCap(t *testing.T) {
+	needSandbox(t)
+	hold, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer hold.Close()
+	go func() {
+		for {
+			c, err := hold.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(io.Discard, c) }()
+		}
+	}()
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version": 1, "allowHosts": ["hold.test:80"]}`)
+	script := `import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+socks, codes = [], {}
+for i in range(300):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"CONNECT hold.test:80 HTTP/1.1\r\n\r\n")
+    socks.append(s)
+last = ""
+for s in socks:
+    s.settimeout(10)
+    head = s.recv(4096).decode()
+    code = head.split(" ")[1] if head else "none"
+    codes[code] = codes.get(code, 0) + 1
+    if code == "503":
+        last = head
+print(sorted(codes.items()))
+print(last)
+`
+	for _, c := range registriesCases(w) {
+		env := append(append([]string{}, c.env...), "PIAGENT_SANDBOX_DIAL=hold.test:80="+hold.Addr().String())
+		out, err := sandboxed(faultBin, env, w.proj, "python3", "-c", script).CombinedOutput()
+		o := string(out)
+		if err != nil || !strings.Contains(o, "[('200', 256), ('503', 44)]") || !strings.Contains(o, "already has 256 connections open") {
+			t.Errorf("%s: 300 connections at once: %v\n%s", c.name, err, o)
+		}
+	}
+}
