@@ -276,7 +276,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	if len(d.NetRefused) > 0 {
 		fmt.Fprintf(w, "\nnetwork: the proxy refused, in the last week:\n")
 		for _, r := range d.NetRefused {
-			fmt.Fprintf(w, "  %s:%d\t%s\t%d×, last %s\n    fix: %s\n", r.Host, r.Port, r.Who, r.Count, r.Time.Local().Format("2006-01-02 15:04"), r.Fix)
+			fmt.Fprintf(w, "  %s\t%s\t%d×, last %s\n    fix: %s\n", r.Where(), r.Who, r.Count, r.Time.Local().Format("2006-01-02 15:04"), r.Fix)
 		}
 	}
 	if d.Docker.Checked {

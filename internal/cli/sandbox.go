@@ -184,16 +184,16 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	}
 	switch {
 	case p.Registries && st.Namespaces != "":
-		fmt.Fprintln(w, "  network: registries: a network namespace with its own loopback; HTTP(S)_PROXY names piagent's proxy, outside, which reaches "+hosts+"; everything else gets 403, logged for doctor; this machine's services on 127.0.0.1 and ::1, and its abstract sockets, out of reach unless granted by port; UDP has nowhere to go; vsock refused")
+		fmt.Fprintln(w, "  network: registries: a network namespace with its own loopback; HTTP(S)_PROXY names piagent's proxy, outside, which reaches "+hosts+"; everything else gets 403, logged for doctor; a raw TCP connection past it is refused at once (ECONNREFUSED) and logged, UDP and name lookups fail at once (not logged); at most 256 connections open at once; your own HTTPS_PROXY/HTTP_PROXY, if set, is its way out (NO_PROXY respected); this machine's services on 127.0.0.1 and ::1, and its abstract sockets, out of reach unless granted by port; vsock refused")
 	case p.Registries && st.ABI >= sandbox.MinNetABI:
-		fmt.Fprintln(w, "  network: registries, without a namespace: Landlock lets TCP connect only to the proxy's port (random per command), which reaches "+hosts+"; seccomp refuses UDP, SCTP and every family but IPv4, IPv6 and netlink")
+		fmt.Fprintln(w, "  network: registries, without a namespace: Landlock lets TCP connect only to the proxy's port (random per command), which reaches "+hosts+" (any other port: EACCES, not logged); seccomp refuses UDP, SCTP and every family but IPv4, IPv6 and netlink")
 		fmt.Fprintln(w, "  not covered without a namespace: Landlock filters connect by port, never by address: a service of this machine's, or a host, listening on the proxy's port (or a granted one) is reachable; the command cannot connect to its own listeners on loopback; abstract sockets are scoped only with Landlock ABI 6")
 	case p.Registries:
 		fmt.Fprintf(w, "  network: registries cannot be applied here (no namespace, Landlock ABI %d: TCP rules need ABI %d): with it named in your policy every command is refused; by default commands get the host's network, this machine's services included\n", st.ABI, sandbox.MinNetABI)
 	case !p.NetworkOff:
 		fmt.Fprintln(w, "  network: on: commands reach the network and this machine's own services on 127.0.0.1 and ::1 (a dev server, a database, a debugger port); \"network\": \"registries\" (the default) or \"off\" in ~/.pi/piagent-policy.json takes it away")
 	case st.Namespaces != "":
-		fmt.Fprintln(w, "  network: off: a network namespace with only its own loopback; this machine's services and abstract sockets are out of reach; vsock refused")
+		fmt.Fprintln(w, "  network: off: a network namespace with only its own loopback; a connection to any other address is refused at once (ECONNREFUSED, not logged); this machine's services and abstract sockets are out of reach; vsock refused")
 	default:
 		fmt.Fprintln(w, "  network: off: no namespace here, so seccomp refuses every socket, whatever its family (a command cannot listen on loopback either)")
 	}

@@ -5,9 +5,13 @@
 // person named. Everything else gets an HTTP 403 whose body names the fix,
 // and is logged (host, port, which call) for the session notice and doctor.
 //
-// It is served by the `sandbox exec` process that waits for the command
-// (the init's parent): no process is started for it, it lives exactly as
-// long as the command, and if it cannot be set up nothing runs.
+// It is served by `piagent __piagent-netproxy` (ServeMain), which the
+// `sandbox exec` process waiting for the command starts at the command's
+// first connection on listeners made before the command started; when the
+// command ends, it passes on what is queued and ends. A raw TCP connection
+// past it is refused in the command's network namespace and logged from a
+// packet socket (WatchRaw). An allowed host is reached through the
+// person's own proxy when piagent's environment names one (connectVia).
 package netproxy
 
 import (
@@ -26,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -39,6 +44,9 @@ type Refusal struct {
 	Who string `json:"who"`
 	// Fix is what lets it through.
 	Fix string `json:"fix"`
+	// Via is "raw TCP" for a connection made past the proxy (refused in
+	// the namespace, with ECONNREFUSED), empty for one the proxy refused.
+	Via string `json:"via,omitempty"`
 }
 
 // Proxy serves one sandboxed command's connections.
@@ -52,6 +60,36 @@ type Proxy struct {
 	// refuses this machine's loopback, unspecified and link-local
 	// addresses, whatever name led there).
 	Dial func(network, addr string) (net.Conn, error)
+	// Upstream names the person's own proxy for a URL (nil: none), as
+	// http.ProxyFromEnvironment does from HTTPS_PROXY, HTTP_PROXY and
+	// NO_PROXY in piagent's environment: an allowed host is then reached
+	// by CONNECT through it.
+	Upstream func(*url.URL) (*url.URL, error)
+	// Max is the most connections served at once (0: DefaultMax); past
+	// it, a connection is refused with 503, naming the limit.
+	Max int
+
+	active   sync.WaitGroup
+	open     atomic.Int64
+	draining atomic.Bool
+	rawMu    sync.Mutex
+	rawSeen  map[string]bool
+}
+
+// DefaultMax is the most connections one command's proxy serves at once:
+// far more than npm's or go's parallel fetches (npm's maxsockets is 15 by
+// default), few enough that a command cannot make the proxy hold
+// thousands of connections and descriptors open.
+const DefaultMax = 256
+
+// Where is the refused host and port, and "raw TCP" for a connection made
+// past the proxy.
+func (r Refusal) Where() string {
+	hp := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
+	if r.Via != "" {
+		return hp + " by " + r.Via
+	}
+	return hp
 }
 
 // Fix names what allows host:port for p's caller.
@@ -61,6 +99,12 @@ func (p *Proxy) Fix(host string, port int) string {
 		return fmt.Sprintf("piagent-mcp grant %s --net %s", name, hp)
 	}
 	return fmt.Sprintf("piagent-mcp grant --agent --net %s (or add %q to \"allowHosts\" in ~/.pi/piagent-policy.json)", hp, hp)
+}
+
+// rawFix names what reaches host:port for a command that connected past
+// the proxy: nothing but the proxy leaves the namespace.
+func (p *Proxy) rawFix(host string, port int) string {
+	return "raw TCP never leaves the sandbox: connect through the proxy in HTTPS_PROXY/HTTP_PROXY; if the proxy refuses the host, " + p.Fix(host, port)
 }
 
 // Serve accepts on ln until it is closed.
@@ -73,11 +117,60 @@ func (p *Proxy) Serve(ln net.Listener) error {
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
+				if p.draining.Load() {
+					return nil
+				}
 				continue
 			}
 			return err
 		}
-		go p.handle(c)
+		if !p.admit() {
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				respond(c, 503, "Service Unavailable", fmt.Sprintf("piagent: this command already has %d connections open through piagent's network proxy, the most it serves at once; close some (or fetch fewer at a time) and retry\n", p.max()))
+			}()
+			continue
+		}
+		go func() {
+			defer p.release()
+			p.handle(c)
+		}()
+	}
+}
+
+func (p *Proxy) max() int {
+	if p.Max > 0 {
+		return p.Max
+	}
+	return DefaultMax
+}
+
+// admit counts a connection in, unless Max are open.
+func (p *Proxy) admit() bool {
+	if p.open.Add(1) > int64(p.max()) {
+		p.open.Add(-1)
+		return false
+	}
+	p.active.Add(1)
+	return true
+}
+
+func (p *Proxy) release() {
+	p.open.Add(-1)
+	p.active.Done()
+}
+
+// Drain makes Serve return once ln's queue is empty (after its next
+// deadline, which the caller sets), and waits, at most bound, for the
+// connections being served to end.
+func (p *Proxy) Drain(bound time.Duration) {
+	p.draining.Store(true)
+	done := make(chan struct{})
+	go func() { p.active.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(bound):
 	}
 }
 
@@ -133,11 +226,7 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	dial := p.Dial
-	if dial == nil {
-		dial = DialOutside
-	}
-	up, err := dial("tcp", addr)
+	up, err := p.dial(method == "CONNECT", addr)
 	if err != nil {
 		respond(c, 502, "Bad Gateway", fmt.Sprintf("piagent: %s: %v\n", addr, err))
 		return
@@ -172,6 +261,28 @@ func (p *Proxy) handle(c net.Conn) {
 	// from c itself, without the header's limit.
 	rest := io.MultiReader(io.LimitReader(br, int64(br.Buffered())), c)
 	pipe(c, up, rest)
+}
+
+// dial reaches an allowed addr: through the person's own proxy where
+// Upstream names one for it, else directly (Dial, or DialOutside).
+func (p *Proxy) dial(connect bool, addr string) (net.Conn, error) {
+	if p.Upstream != nil {
+		scheme := "http"
+		if connect {
+			scheme = "https"
+		}
+		pu, err := p.Upstream(&url.URL{Scheme: scheme, Host: addr})
+		if err != nil {
+			return nil, fmt.Errorf("your proxy setting (HTTPS_PROXY/HTTP_PROXY): %v", err)
+		}
+		if pu != nil {
+			return connectVia(pu, addr)
+		}
+	}
+	if p.Dial != nil {
+		return p.Dial("tcp", addr)
+	}
+	return DialOutside("tcp", addr)
 }
 
 // pipe copies both ways until either side ends.
@@ -250,7 +361,7 @@ func Recent(path string, since time.Time, max int) []Refused {
 			if json.Unmarshal([]byte(line), &r) != nil || r.Time.Before(since) {
 				continue
 			}
-			k := fmt.Sprintf("%s\x00%d\x00%s", r.Host, r.Port, r.Who)
+			k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", r.Host, r.Port, r.Who, r.Via)
 			if i, ok := at[k]; ok {
 				out[i].Refusal = r
 				out[i].Count++
@@ -275,7 +386,7 @@ func Notice(path string, since time.Time) string {
 	}
 	var parts []string
 	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%s:%d (%s, %d×; fix: %s)", r.Host, r.Port, r.Who, r.Count, r.Fix))
+		parts = append(parts, fmt.Sprintf("%s (%s, %d×; fix: %s)", r.Where(), r.Who, r.Count, r.Fix))
 	}
 	return "piagent: the network proxy refused connections in the last day: " + strings.Join(parts, "; ")
 }

@@ -74,6 +74,11 @@ type ExecOptions struct {
 	// the cause: nil runs the command with the host's network (after a
 	// line on Warn), an error refuses it. Nil refuses.
 	NoProxy func(cause string) error
+	// Upstream are the person's own proxy settings (HTTPS_PROXY=URL,
+	// HTTP_PROXY, NO_PROXY, lower case too) through which piagent's
+	// proxy reaches an allowed host; given to the proxy alone, never to
+	// the command or its init.
+	Upstream []string
 }
 
 // Exec confines argv (argv[0] looked up on PATH) by p and runs it with env.
@@ -118,7 +123,7 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 	stepStop("close")
 	stepsFlush()
 	env = mergeEnv(env, p.Env)
-	cause, err := runInit(p, st, path, argv, env)
+	cause, err := runInit(p, st, path, argv, env, o.Upstream)
 	if cause == "" {
 		return err
 	}
@@ -143,7 +148,7 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 	}
 	fmt.Fprintf(w, "piagent: sandbox: no namespace here (%s); this command runs under Landlock and seccomp alone: files inside the project that piagent protects are watched, not locked; 'piagent sandbox status' says what holds and the fix\n", cause)
 	if p.Registries {
-		return execLandlockProxied(p, st, path, argv, env)
+		return execLandlockProxied(p, st, path, argv, env, o.Upstream)
 	}
 	return execLandlockOnly(p, st, path, argv, env)
 }
@@ -223,7 +228,7 @@ const (
 // non-empty cause when no namespace can be made here (nothing ran), an
 // error when the init failed otherwise (nothing ran); when the command ran,
 // it does not return: this process exits with the command's status.
-func runInit(p Profile, st Status, path string, argv, env []string) (string, error) {
+func runInit(p Profile, st Status, path string, argv, env, upstream []string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -234,13 +239,13 @@ func runInit(p Profile, st Status, path string, argv, env []string) (string, err
 		s.Env = mergeEnv(env, proxyEnv(port))
 		s.Listen = listenAddrs(p, port)
 	}
-	return startInit(s, true)
+	return startInit(s, true, upstream)
 }
 
 // startInit starts an init with spec. With run, it waits for the command
 // and exits with its status; without (a probe), it returns once the init
 // has made its mounts.
-func startInit(s initSpec, run bool) (string, error) {
+func startInit(s initSpec, run bool, upstream []string) (string, error) {
 	spec := s.encode()
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -293,7 +298,8 @@ func startInit(s initSpec, run bool) (string, error) {
 		// drops them before the command.
 		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		if s.Profile.OwnNetwork() {
-			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_NET_ADMIN)
+			// NET_RAW: the packet socket that sees raw connections refused
+			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_NET_ADMIN, unix.CAP_NET_RAW)
 		}
 	}
 	// A profile that fits the pipe's buffer is written before the init
@@ -335,8 +341,11 @@ func startInit(s initSpec, run bool) (string, error) {
 	// The init waits for this process's word that it serves them before
 	// it starts the command.
 	served := false
+	var proxy *lazyProxy
 	if lisR != nil {
-		served = serveListeners(lisR, s.Profile, s.Listen) == nil
+		var err error
+		proxy, err = serveListeners(lisR, s.Profile, s.Listen, upstream)
+		served = err == nil
 		lisR.Close()
 	}
 	res, _ := io.ReadAll(io.LimitReader(resR, 4096))
@@ -369,6 +378,7 @@ func startInit(s initSpec, run bool) (string, error) {
 		}
 	}()
 	cmd.Wait()
+	proxy.finish()
 	os.Exit(exitCode(cmd.ProcessState.Sys().(syscall.WaitStatus)))
 	return "", nil
 }
@@ -458,9 +468,12 @@ func Init() int {
 		if err := loopbackUp(); err != nil {
 			return fail(initFailure, fmt.Errorf("the network namespace's loopback: %w", err))
 		}
+		// Not fatal: without it a connection outside finds no route
+		// (ENETUNREACH) instead of a refusal; nothing leaves either way.
+		refuseEverywhere()
 	}
 	if len(spec.Listen) > 0 {
-		if err := handListeners(5, spec.Listen); err != nil {
+		if err := handListeners(5, spec.Listen, true); err != nil {
 			return fail(initFailure, fmt.Errorf("the proxy's listener in the network namespace: %w", err))
 		}
 	}

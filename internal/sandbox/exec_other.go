@@ -29,6 +29,7 @@ type ExecOptions struct {
 	NoNamespace func(cause string) error
 	Warn        io.Writer
 	NoProxy     func(cause string) error
+	Upstream    []string
 }
 
 // ExecWith is Exec: there are no namespaces to ask about here, and no

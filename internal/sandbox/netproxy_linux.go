@@ -15,7 +15,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -118,10 +120,11 @@ func listenTCP(addr string) (int, error) {
 }
 
 // handListeners (in the init, inside the network namespace) listens on
-// each address, sends the listeners on descriptor fd, keeping none, and
-// waits for the parent's word that it serves them: the command starts only
-// then.
-func handListeners(fd int, addrs []string) error {
+// each address, sends the listeners on descriptor fd (and, with watch, the
+// packet socket that sees raw connections refused: refusalWatch), keeping
+// none, and waits for the parent's word that it serves them: the command
+// starts only then.
+func handListeners(fd int, addrs []string, watch bool) error {
 	defer unix.Close(fd)
 	var fds []int
 	defer func() {
@@ -133,6 +136,13 @@ func handListeners(fd int, addrs []string) error {
 		s, err := listenTCP(a)
 		if err != nil {
 			return err
+		}
+		fds = append(fds, s)
+	}
+	if watch {
+		s, err := refusalWatch()
+		if err != nil {
+			return fmt.Errorf("the packet socket that sees raw connections refused: %w", err)
 		}
 		fds = append(fds, s)
 	}
@@ -177,22 +187,23 @@ func recvListeners(f *os.File, n int) ([]*os.File, error) {
 
 // serveListeners receives the init's listeners and serves them from
 // outside the sandbox until this process ends, then tells the init so.
-func serveListeners(f *os.File, p Profile, addrs []string) error {
-	files, err := recvListeners(f, len(addrs))
+func serveListeners(f *os.File, p Profile, addrs, upstream []string) (*lazyProxy, error) {
+	files, err := recvListeners(f, len(addrs)+1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if faultHas(faultFromEnv(), "no-proxy") {
 		for _, lf := range files {
 			lf.Close()
 		}
-		return errors.New("injected: the proxy cannot be served")
+		return nil, errors.New("injected: the proxy cannot be served")
 	}
-	if err := serveLazily(files, p, addrs[1:]); err != nil {
-		return err
+	lp, err := serveLazily(files, p, addrs[1:], true, upstream)
+	if err != nil {
+		return nil, err
 	}
 	_, err = f.Write([]byte{1})
-	return err
+	return lp, err
 }
 
 // proxyBinary is the program that serves the proxy: piagent, which links
@@ -230,56 +241,143 @@ type netproxySpec struct {
 	Log     string            `json:"log"`
 	Forward []string          `json:"forward"`
 	Dial    map[string]string `json:"dial,omitempty"`
+	Watch   bool              `json:"watch,omitempty"`
+}
+
+// lazyProxy is one command's proxy, started at its first connection.
+type lazyProxy struct {
+	mu    sync.Mutex
+	files []*os.File
+	bin   string
+	spec  []byte
+	// upstream is the person's own proxy settings, for the proxy's
+	// environment alone.
+	upstream []string
+	cmd      *exec.Cmd
+	// drain is the write end of the proxy's standard input: closed, the
+	// proxy takes what is queued, finishes its connections and ends.
+	drain *os.File
+	done  chan struct{}
 }
 
 // serveLazily watches the listeners and, at the first connection, starts
 // piagent's proxy (netproxy.ServeMain) on them: a command that makes no
 // connection pays for no process. The proxy ends with this process (its
-// death signal follows a thread that never ends). If it cannot start, the
-// listeners are closed: every connection is refused, never given the
-// host's network.
-func serveLazily(files []*os.File, p Profile, forward []string) error {
+// death signal follows a thread that never ends), after finish. If it
+// cannot start, the listeners are closed: every connection is refused,
+// never given the host's network.
+func serveLazily(files []*os.File, p Profile, forward []string, watch bool, upstream []string) (*lazyProxy, error) {
 	bin, err := proxyBinary()
 	if err != nil {
 		for _, f := range files {
 			f.Close()
 		}
-		return err
+		return nil, err
 	}
 	who := p.NetWho
 	if who == "" {
 		who = "agent"
 	}
-	spec, err := json.Marshal(netproxySpec{Entries: p.AllowHosts, Who: who, Log: p.NetLog, Forward: forward, Dial: faultDial()})
+	spec, err := json.Marshal(netproxySpec{Entries: p.AllowHosts, Who: who, Log: p.NetLog, Forward: forward, Dial: faultDial(), Watch: watch})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	lp := &lazyProxy{files: files, bin: bin, spec: spec, upstream: upstream}
+	pfds := lp.pollFds()
 	go func() {
 		runtime.LockOSThread() // never unlocked
-		pfds := make([]unix.PollFd, len(files))
-		for i, f := range files {
-			pfds[i] = unix.PollFd{Fd: int32(f.Fd()), Events: unix.POLLIN}
-		}
 		for {
 			if _, err := unix.Poll(pfds, -1); err != unix.EINTR {
 				break
 			}
 		}
-		cmd := exec.Command(bin, proxyServeArg)
-		cmd.Env = []string{proxySpecEnv + "=" + string(spec), "GOMAXPROCS=2"}
-		cmd.Stderr = os.Stderr
-		cmd.ExtraFiles = files
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		err := cmd.Start()
+		lp.start()
+		select {}
+	}()
+	return lp, nil
+}
+
+func (lp *lazyProxy) pollFds() []unix.PollFd {
+	pfds := make([]unix.PollFd, len(lp.files))
+	for i, f := range lp.files {
+		pfds[i] = unix.PollFd{Fd: int32(f.Fd()), Events: unix.POLLIN}
+	}
+	return pfds
+}
+
+// start starts the proxy, once, from a thread that never ends (its death
+// signal follows that thread).
+func (lp *lazyProxy) start() {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if lp.files == nil {
+		return
+	}
+	runtime.LockOSThread() // never unlocked
+	files := lp.files
+	lp.files = nil
+	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "piagent: the network proxy could not start (%v): every connection is refused\n", err)
-		}
-		select {}
 	}()
-	return nil
+	r, w, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "piagent: the network proxy could not start (%v): every connection is refused\n", err)
+		return
+	}
+	defer r.Close()
+	cmd := exec.Command(lp.bin, proxyServeArg)
+	cmd.Env = []string{proxySpecEnv + "=" + string(lp.spec), "GOMAXPROCS=2"}
+	cmd.Env = append(cmd.Env, lp.upstream...)
+	cmd.Stdin = r
+	cmd.Stderr = os.Stderr
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		fmt.Fprintf(os.Stderr, "piagent: the network proxy could not start (%v): every connection is refused\n", err)
+		return
+	}
+	lp.cmd, lp.drain, lp.done = cmd, w, make(chan struct{})
+	go func() { cmd.Wait(); close(lp.done) }()
+}
+
+// drainBound is how long, once the command has ended, the proxy may take
+// to pass on what the command sent and finish its connections.
+const drainBound = 10 * time.Second
+
+// finish is called when the command has ended: the connections it made
+// (queued, or still being passed on) are finished before this process
+// exits, so that what a command sent just before it ended is not lost.
+// A proxy not started yet is started if anything is queued.
+func (lp *lazyProxy) finish() {
+	if lp == nil {
+		return
+	}
+	lp.mu.Lock()
+	pending := false
+	if lp.files != nil {
+		pfds := lp.pollFds()
+		n, _ := unix.Poll(pfds, 0)
+		pending = n > 0
+	}
+	lp.mu.Unlock()
+	if pending {
+		lp.start()
+	}
+	lp.mu.Lock()
+	drain, done := lp.drain, lp.done
+	lp.drain = nil
+	lp.mu.Unlock()
+	if drain == nil {
+		return
+	}
+	drain.Close()
+	select {
+	case <-done:
+	case <-time.After(drainBound):
+	}
 }
 
 // execLandlockProxied runs the command where no namespace can be made:
@@ -289,7 +387,7 @@ func serveLazily(files []*os.File, p Profile, forward []string) error {
 // loopback services); seccomp refuses UDP and every other family.
 // Landlock filters by port, not by address: a host service on the same
 // port would be reachable ('sandbox status' says so).
-func execLandlockProxied(p Profile, st Status, path string, argv, env []string) error {
+func execLandlockProxied(p Profile, st Status, path string, argv, env, upstream []string) error {
 	fd, err := listenTCP("127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("the network proxy: %w; nothing was run", err)
@@ -299,7 +397,8 @@ func execLandlockProxied(p Profile, st Status, path string, argv, env []string) 
 		return err
 	}
 	port := sa.(*unix.SockaddrInet4).Port
-	if err := serveLazily([]*os.File{os.NewFile(uintptr(fd), "listener")}, p, nil); err != nil {
+	lp, err := serveLazily([]*os.File{os.NewFile(uintptr(fd), "listener")}, p, nil, false, upstream)
+	if err != nil {
 		return fmt.Errorf("the network proxy: %w; nothing was run", err)
 	}
 	connect := []int{port}
@@ -359,6 +458,7 @@ func execLandlockProxied(p Profile, st Status, path string, argv, env []string) 
 		case sig := <-sigs:
 			syscall.Kill(s.pid, sig.(syscall.Signal))
 		case ws := <-donec:
+			lp.finish()
 			os.Exit(exitCode(ws))
 		}
 	}

@@ -19,7 +19,7 @@ func probeNamespaces() (string, string) {
 	if rootMounts() {
 		kind = "root"
 	}
-	cause, err := startInit(initSpec{Probe: true, Fault: faultFromEnv()}, false)
+	cause, err := startInit(initSpec{Probe: true, Fault: faultFromEnv()}, false, nil)
 	switch {
 	case cause != "":
 		return "", cause

@@ -4,6 +4,7 @@ package sandbox_test
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -13,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -21,6 +23,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -217,8 +221,9 @@ func TestRegistriesProxy(t *testing.T) {
 }
 
 // TestRegistriesReal (PIAGENT_NET_TESTS=1): real installs through the
-// proxy by default: go mod download from proxy.golang.org and npm view
-// from the npm registry; a host outside the list refused.
+// proxy by default: go mod download from proxy.golang.org, npm view and
+// npm ci from the npm registry; a host outside the list refused. (pip
+// and git are tested against local fakes alone: TestRegistriesInstalls.)
 func TestRegistriesReal(t *testing.T) {
 	if os.Getenv("PIAGENT_NET_TESTS") != "1" {
 		t.Skip("set PIAGENT_NET_TESTS=1 to reach the real registries")
@@ -231,6 +236,14 @@ func TestRegistriesReal(t *testing.T) {
 			`export GOPATH=$TMPDIR/gopath; d=$(mktemp -d) && cd $d && `+goBin+` mod init x >/dev/null 2>&1 && `+goBin+` mod download -json golang.org/x/mod@v0.20.0 && npm view --json left-pad version`).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), `"Version": "v0.20.0"`) || !strings.Contains(string(out), `1.3.0`) {
 			t.Errorf("%s: real installs: %v\n%s", c.name, err, out)
+		}
+		script := `set -e; d=$(mktemp -d) && cd $d
+echo '{"name":"x","version":"1.0.0","dependencies":{"left-pad":"1.3.0"}}' > package.json
+npm install --package-lock-only --no-audit --no-fund --no-update-notifier >/dev/null 2>&1
+npm ci --no-audit --no-fund --no-update-notifier 2>&1 && node -e 'console.log("left-pad:", require("left-pad")("x", 3, "."))'`
+		out, err = sandboxed(c.bin, c.env, w.proj, "/bin/bash", "-c", script).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "left-pad: ..x") {
+			t.Errorf("%s: real npm ci: %v\n%s", c.name, err, out)
 		}
 		out, _ = sandboxed(c.bin, c.env, w.proj, "curl", "-sS", "-m", "20", "https://example.com/").CombinedOutput()
 		if !strings.Contains(string(out), "403") {
@@ -364,5 +377,241 @@ func TestRegistriesStatus(t *testing.T) {
 	out := status(faultBin, append(append([]string{}, w.env...), "PIAGENT_SANDBOX_FAULT=mount"))
 	if !strings.Contains(out, "Landlock lets TCP connect only to the proxy's port") || !strings.Contains(out, "not covered without a namespace") {
 		t.Errorf("status under Landlock alone:\n%s", out)
+	}
+}
+
+// TestRawRefused (issue 44): a raw TCP connection past the proxy, to an
+// address outside (IPv4 and IPv6 documentation addresses), is refused at
+// once with ECONNREFUSED ("Connection refused") in "registries" and "off"
+// modes where the command has a network namespace, not left to find no
+// route; in "registries" mode the proxy logs it (address, port, "raw
+// TCP", the fix) although the command ends at once. The log's control is
+// a connection to the command's own loopback, which is not logged.
+func TestRawRefused(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	policy := filepath.Join(w.home, ".pi", "piagent-policy.json")
+	logFile := filepath.Join(w.home, ".pi", "piagent", "network-refused.jsonl")
+	script := `for a in 127.0.0.1/9 203.0.113.5/80 2001:db8::5/8443; do (exec 3<>/dev/tcp/$a) 2>&1; done; true`
+	for _, mode := range []string{"registries", "off"} {
+		write(t, policy, `{"version": 1, "network": "`+mode+`"}`)
+		os.Remove(logFile)
+		out, err := sandboxed(leanBin, w.env, w.proj, "/bin/bash", "-c", script).CombinedOutput()
+		o := string(out)
+		if err != nil || strings.Count(o, "Connection refused") != 6 || strings.Contains(o, "unreachable") {
+			t.Errorf("%s: raw TCP outside: %v\n%s", mode, err, o)
+		}
+		logged, _ := os.ReadFile(logFile)
+		if mode == "off" {
+			continue
+		}
+		for _, want := range []string{`"host":"203.0.113.5","port":80,"who":"agent"`, `"host":"2001:db8::5","port":8443,"who":"agent"`} {
+			if !strings.Contains(string(logged), want) || !strings.Contains(string(logged), `"via":"raw TCP"`) || !strings.Contains(string(logged), "HTTPS_PROXY") {
+				t.Errorf("%s: the raw connection was not logged (%s): %s", mode, want, logged)
+			}
+		}
+		if strings.Contains(string(logged), "127.0.0.1") {
+			t.Errorf("%s: the command's own loopback was logged: %s", mode, logged)
+		}
+	}
+}
+
+// TestShortLivedClient (issue 44): a command that sends and ends at once
+// (its connection's last act before it exits, within the proxy's start)
+// loses nothing: what it sent to a granted loopback port of this
+// machine's, and a request it sent through the proxy to an allowed host,
+// arrive, with namespaces and under Landlock alone, every time of ten.
+// The proxy starts at the first connection, about 20 ms after it: the
+// connection waits in the listener's queue, and the sandbox waits for the
+// proxy to pass it on before it ends.
+func TestShortLivedClient(t *testing.T) {
+	needSandbox(t)
+	services := listenHost(t)
+	var s *hostService
+	for _, x := range services {
+		if x.name == "tcp4" {
+			s = x
+		}
+	}
+	var requests atomic.Int64
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ping" {
+			requests.Add(1)
+		}
+	}))
+	defer web.Close()
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), fmt.Sprintf(`{"version": 1, "allowHosts": ["127.0.0.1:%s", "web.test:80"]}`, s.port))
+	const tries = 10
+	for _, c := range registriesCases(w) {
+		env := append(append([]string{}, c.env...), "PIAGENT_SANDBOX_DIAL=web.test:80="+web.Listener.Addr().String())
+		before, reqs := s.got.Load(), requests.Load()
+		for range tries {
+			out, err := sandboxed(faultBin, env, w.proj, "/bin/bash", "-c",
+				`echo 0123456789 > /dev/tcp/127.0.0.1/`+s.port+`; p=${HTTP_PROXY##*:}; printf 'GET http://web.test/ping HTTP/1.1\r\nHost: web.test\r\n\r\n' > /dev/tcp/127.0.0.1/$p`).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", c.name, err, out)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		// each try: one connection counted, then 11 bytes
+		if got := s.got.Load() - before; got != tries*12 {
+			t.Errorf("%s: the granted port received %d of %d (connections and bytes)", c.name, got, tries*12)
+		}
+		if got := requests.Load() - reqs; got != tries {
+			t.Errorf("%s: %d of %d requests through the proxy arrived", c.name, got, tries)
+		}
+	}
+}
+
+// TestRegistriesUpstream (issue 44): a person's own proxy in piagent's
+// environment (HTTPS_PROXY/HTTP_PROXY with a user and password) is the way
+// out of piagent's proxy: an allowed host is reached by CONNECT through
+// it, with its credentials, with namespaces and under Landlock alone; the
+// command's environment names piagent's proxy, never the person's (nor its
+// password); a host outside the list never reaches it.
+func TestRegistriesUpstream(t *testing.T) {
+	needSandbox(t)
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "web %s %s", r.Host, r.URL.Path)
+	}))
+	defer web.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	var seen sync.Map
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				seen.Store(req.Method+" "+req.Host+" "+req.Header.Get("Proxy-Authorization"), true)
+				up, err := net.Dial("tcp", web.Listener.Addr().String())
+				if err != nil || req.Method != "CONNECT" {
+					io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+					return
+				}
+				defer up.Close()
+				io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n")
+				go io.Copy(up, br)
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version": 1, "allowHosts": ["allowed.test:80"]}`)
+	person := "http://alice:s3cret@" + ln.Addr().String()
+	for _, c := range registriesCases(w) {
+		env := append(append([]string{}, c.env...), "HTTPS_PROXY="+person, "HTTP_PROXY="+person)
+		out, err := sandboxed(faultBin, env, w.proj, "/bin/bash", "-c", `curl -sS -m 20 http://allowed.test/up; echo; curl -sS -m 20 http://evil.test/; echo; env | grep -i proxy`).CombinedOutput()
+		o := string(out)
+		if err != nil || !strings.Contains(o, "web allowed.test /up") || !strings.Contains(o, "piagent-mcp grant --agent --net evil.test:80") {
+			t.Errorf("%s: through the person's proxy: %v\n%s", c.name, err, o)
+		}
+		if strings.Contains(o, "s3cret") || strings.Contains(o, ln.Addr().String()) {
+			t.Errorf("%s: the command sees the person's proxy:\n%s", c.name, o)
+		}
+	}
+	var got []string
+	seen.Range(func(k, _ any) bool { got = append(got, k.(string)); return true })
+	if len(got) != 1 || got[0] != "CONNECT allowed.test:80 Basic YWxpY2U6czNjcmV0" {
+		t.Errorf("the person's proxy saw %q", got)
+	}
+}
+
+// TestUpstreamFromDefinition (issue 44): a server's definition that names
+// a proxy (its env's HTTPS_PROXY/HTTP_PROXY, which the adapter sets in the
+// wrapper's environment and the launcher names with --keep-env) is not
+// the person's: piagent's proxy does not chain to it, so a definition
+// cannot have it dial a service on this machine's loopback. The control:
+// the same address as the person's own setting is chained to (and the
+// service reached).
+func TestUpstreamFromDefinition(t *testing.T) {
+	needSandbox(t)
+	var s *hostService
+	for _, x := range listenHost(t) {
+		if x.name == "tcp4" {
+			s = x
+		}
+	}
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version": 1, "network": "registries", "allowHosts": ["allowed.test:80"]}`)
+	svc := "http://127.0.0.1:" + s.port
+	run := func(keep bool) int64 {
+		args := []string{"sandbox", "exec", "--profile", "server", "--server", "evil", "--project", w.proj}
+		if keep {
+			args = append(args, "--keep-env", "HTTPS_PROXY,HTTP_PROXY")
+		}
+		cmd := exec.Command(piagentBin, append(args, "--", "/bin/sh", "-c", "curl -sS -m 2 http://allowed.test/x")...)
+		cmd.Dir, cmd.Env = w.proj, append(append([]string{}, w.env...), "HTTPS_PROXY="+svc, "HTTP_PROXY="+svc)
+		before := s.got.Load()
+		out, _ := cmd.CombinedOutput()
+		time.Sleep(150 * time.Millisecond)
+		if testing.Verbose() {
+			t.Logf("keep %v: %s", keep, out)
+		}
+		return s.got.Load() - before
+	}
+	if got := run(false); got == 0 {
+		t.Fatal("control: the person's own proxy setting was not chained to")
+	}
+	if got := run(true); got != 0 {
+		t.Errorf("a server definition's proxy on this machine's loopback was dialled (%d)", got)
+	}
+}
+
+// TestProxyConnectionCap (issue 44): a command that opens more than 256
+// connections through the proxy at once (to an allowed host that keeps
+// them open) gets 256 through and the rest refused with 503 naming the
+// limit, with namespaces and under Landlock alone.
+func TestProxyConnectionCap(t *testing.T) {
+	needSandbox(t)
+	hold, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer hold.Close()
+	go func() {
+		for {
+			c, err := hold.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(io.Discard, c) }()
+		}
+	}()
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".pi", "piagent-policy.json"), `{"version": 1, "allowHosts": ["hold.test:80"]}`)
+	script := `import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+socks, codes = [], {}
+for i in range(300):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"CONNECT hold.test:80 HTTP/1.1\r\n\r\n")
+    socks.append(s)
+last = ""
+for s in socks:
+    s.settimeout(10)
+    head = s.recv(4096).decode()
+    code = head.split(" ")[1] if head else "none"
+    codes[code] = codes.get(code, 0) + 1
+    if code == "503":
+        last = head
+print(sorted(codes.items()))
+print(last)
+`
+	for _, c := range registriesCases(w) {
+		env := append(append([]string{}, c.env...), "PIAGENT_SANDBOX_DIAL=hold.test:80="+hold.Addr().String())
+		out, err := sandboxed(faultBin, env, w.proj, "python3", "-c", script).CombinedOutput()
+		o := string(out)
+		if err != nil || !strings.Contains(o, "[('200', 256), ('503', 44)]") || !strings.Contains(o, "already has 256 connections open") {
+			t.Errorf("%s: 300 connections at once: %v\n%s", c.name, err, o)
+		}
 	}
 }

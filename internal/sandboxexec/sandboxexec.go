@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,7 +205,7 @@ func Run(env Env, o Options, argv []string) error {
 	}
 	environ := sandbox.FilterEnv(env.Environ, pass)
 	chosen := perr == nil && pol.NetworkChosen()
-	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, NoProxy: func(cause string) error {
+	err := sandbox.ExecWith(p, argv, environ, sandbox.ExecOptions{Warn: env.Stderr, Upstream: Upstream(env.Environ, o.KeepEnv), NoProxy: func(cause string) error {
 		// The default gives way where it cannot be applied, and says so;
 		// a person who chose it is not given the host's network instead.
 		if chosen {
@@ -250,6 +251,25 @@ func Run(env Env, o Options, argv []string) error {
 func setRegistries(p *sandbox.Profile, home, who string, hosts []string) {
 	p.Registries, p.AllowHosts, p.NetWho = true, hosts, who
 	p.NetLog = NetLog(home)
+}
+
+// upstreamVars name the person's own proxy, which piagent's proxy chains to.
+var upstreamVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
+// Upstream are the person's proxy settings in environ, for piagent's proxy
+// to chain to; not one named in keep (a server's own definition's keys,
+// which the adapter set in this process's environment: a definition naming
+// a proxy on this machine's loopback would otherwise have piagent's proxy
+// dial a service there).
+func Upstream(environ, keep []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(upstreamVars, k) && !slices.ContainsFunc(keep, func(x string) bool { return strings.EqualFold(x, k) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // NetLog is the file the proxy logs its refusals to, which the session

@@ -3,6 +3,7 @@ package sandboxexec
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,15 @@ func TestParse(t *testing.T) {
 		if _, _, ok := Parse(env, args); ok {
 			t.Errorf("Parse(%q) accepted", args)
 		}
+	}
+}
+
+// TestUpstream: the person's proxy settings pass to piagent's proxy, not
+// one a server's definition names (--keep-env), whatever its case.
+func TestUpstream(t *testing.T) {
+	env := []string{"HTTPS_PROXY=http://p:3128", "no_proxy=corp.test", "HTTP_PROXY=http://h:3128", "PATH=/bin", "ALL_PROXY=socks5://x"}
+	got := Upstream(env, []string{"http_proxy"})
+	if strings.Join(got, " ") != "HTTPS_PROXY=http://p:3128 no_proxy=corp.test" {
+		t.Errorf("Upstream = %q", got)
 	}
 }
