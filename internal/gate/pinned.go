@@ -108,6 +108,12 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	// runs from the working tree pins the whole tree under its cwd.
 	runFiles, explained := in.runnerFiles(e, base)
 	found = append(found, runFiles...)
+	// npx and npm exec run a bin of the package's name from the project's
+	// node_modules when one is there, before the registry: those paths are
+	// pinned, present or not, and a local copy of the package whole.
+	npxFiles, npxRoots := in.npxLocal(e, base)
+	found = append(found, npxFiles...)
+	roots = append(roots, npxRoots...)
 	code = append(code, runFiles...)
 	cmdInProject := strings.Contains(cmd, "/") && paths.Within(project, paths.Abs(base, paths.Expand(in.View.Home, cmd)))
 	if !explained && interpreter && !cmdInProject {
@@ -428,4 +434,86 @@ func (g *Gate) PinnedPaths() []string {
 		}
 	}
 	return out
+}
+
+// npxLocal is what `npx SPEC`, `npm exec|x SPEC` and `bunx SPEC` run from
+// the working tree instead of the registry: npm exec first looks for
+// node_modules/.bin/<the first positional as written> in the folder it
+// runs in and every folder above, and takes a package of that name already
+// in a local node_modules tree. Every such path from base up to the
+// project is pinned (a missing one pinned as missing, so that one that
+// appears later asks again), and a package folder found there is pinned
+// whole.
+func (in *Input) npxLocal(e mcpconfig.Entry, base string) (files, roots []string) {
+	cmd, _ := e["command"].(string)
+	var args []string
+	if list, ok := e["args"].([]any); ok {
+		for _, a := range list {
+			if s, ok := a.(string); ok {
+				args = append(args, s)
+			}
+		}
+	}
+	switch filepath.Base(cmd) {
+	case "npx", "bunx", "pnpx":
+	case "npm", "pnpm", "yarn", "bun":
+		pos := positional(args)
+		if len(pos) == 0 || (pos[0] != "exec" && pos[0] != "x" && pos[0] != "dlx") {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	project := in.View.Cwd
+	if !paths.Within(project, base) {
+		return nil, nil
+	}
+	var names []string
+	for i, a := range args {
+		switch {
+		case (a == "-p" || a == "--package") && i+1 < len(args):
+			names = append(names, args[i+1])
+		case strings.HasPrefix(a, "--package="):
+			names = append(names, strings.TrimPrefix(a, "--package="))
+		case strings.HasPrefix(a, "-"), a == "exec", a == "x", a == "dlx":
+		default:
+			names = append(names, a)
+		}
+	}
+	var bins, pkgs []string
+	for _, n := range names {
+		if n == "" || strings.Contains(n, "://") || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "/") {
+			continue
+		}
+		bins = append(bins, n)
+		name := n
+		if at := strings.LastIndex(n, "@"); at > 0 {
+			name = n[:at]
+		}
+		bins = append(bins, name, path.Base(name))
+		pkgs = append(pkgs, name)
+	}
+	for d := base; paths.Within(project, d); d = filepath.Dir(d) {
+		nm := filepath.Join(d, "node_modules")
+		for _, b := range bins {
+			if p := filepath.Join(nm, ".bin", filepath.FromSlash(b)); paths.Within(nm, p) {
+				files = append(files, p)
+			}
+		}
+		for _, n := range pkgs {
+			p := filepath.Join(nm, filepath.FromSlash(n))
+			if !paths.Within(nm, p) {
+				continue
+			}
+			if fi, err := in.FS.Stat(p); err == nil && fi.IsDir() {
+				roots = append(roots, p)
+			} else {
+				files = append(files, filepath.Join(p, "package.json"))
+			}
+		}
+		if d == project || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return files, roots
 }
