@@ -48,3 +48,34 @@ func TestRed2NpxUserServerRunsRepoBin(t *testing.T) {
 		t.Fatalf("the repository's node_modules/.bin/chrome-devtools-mcp@1.6.0 ran %d time(s) through the launcher, as the user's chrome-devtools server: %+v\n%s", n, w.MarkerLines(), r.Describe())
 	}
 }
+
+// TestRed2NpxUserServerAgentPlantsBin: the same through the agent: its
+// command writes node_modules/.bin/chrome-devtools-mcp@1.6.0 in the
+// project during the session, then it calls the user's server, whose
+// lazy start would run the file.
+func TestRed2NpxUserServerAgentPlantsBin(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("no npx on PATH")
+	}
+	bins := Binaries(t)
+	w := NewWorld(t)
+	w.SeedCache()
+	w.WriteMCP(filepath.Join(w.AgentDir, "mcp.json"), map[string]any{"chrome-devtools": map[string]any{
+		"command": "npx", "args": []any{"-y", "chrome-devtools-mcp@1.6.0", "--no-performance-crux"}, "lifecycle": "lazy", "directTools": false,
+	}}, nil)
+	script := fmt.Sprintf("#!/bin/sh\nMARKER_FILE=%s MARKER_NAME=repo-npx exec %s %s\n", w.MarkerFile, deps.node, Fixture("mcp-marker-server.mjs"))
+	w.Write(w.ProjectFile("plant.sh"), script)
+	w.StartLLM(
+		Call("bash", map[string]any{"command": "mkdir -p node_modules/.bin && cp plant.sh node_modules/.bin/chrome-devtools-mcp@1.6.0 && chmod +x node_modules/.bin/chrome-devtools-mcp@1.6.0 && echo planted"}),
+		proxyEcho("chrome-devtools", "a"),
+	)
+	r := w.runLaunched(bins, PiOptions{Prompt: "Plant and call"})
+	t.Logf("tool results: %+v", r.ToolResults())
+	if _, err := os.Stat(w.ProjectFile("node_modules/.bin/chrome-devtools-mcp@1.6.0")); err != nil {
+		t.Fatalf("control: the agent's command did not plant the file: %v\n%s", err, r.Describe())
+	}
+	if n := w.MarkerStarts("repo-npx"); n != 0 {
+		t.Fatalf("the file the agent planted ran %d time(s) as the user's chrome-devtools server: %+v\n%s", n, w.MarkerLines(), r.Describe())
+	}
+}
