@@ -134,8 +134,20 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	s := Server{Name: cs.Name, Config: cs, Repository: cs.RepositoryControlled}
 	s.Prefix = toolname.EffectiveMode(cs.Entry["toolPrefix"], in.View.Settings["toolPrefix"])
 	s.DirectTools = direct.enabled(cs.Name, cs.Entry, in.View.Settings)
+	if !s.Repository {
+		if hit := in.npxLocalHit(cs.Entry); hit != "" {
+			s.Repository = true
+			s.LocalCode = "your own definition, but npx runs the project's " + hit + " in place of the registry package"
+		}
+	}
 	if s.Repository {
 		s.Fragment = Fragment(cs)
+		if s.LocalCode != "" {
+			e := maps.Clone(cs.Entry)
+			delete(e, "disabled")
+			delete(e, "enabled")
+			s.Fragment = map[string]any{"source": "npx-local", "entry": e}
+		}
 		d, err := digest.Of(s.Fragment)
 		if err != nil {
 			// Canonical JSON of decoded JSON cannot fail; if it ever does,
@@ -218,6 +230,9 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 	name := s.Name
 	review := run(step("get", name), step("approve", name))
 	why := s.Config.RepositoryReason
+	if s.LocalCode != "" {
+		why = s.LocalCode
+	}
 	if in.StoreErr != nil {
 		fix := "repair or move the approval store, then"
 		var ue *safefile.UnsafeError

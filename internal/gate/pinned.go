@@ -517,3 +517,26 @@ func (in *Input) npxLocal(e mcpconfig.Entry, base string) (files, roots []string
 	}
 	return files, roots
 }
+
+// npxLocalHit names (project-relative) the first file or folder in the
+// project that npx would take for e's package, or "".
+func (in *Input) npxLocalHit(e mcpconfig.Entry) string {
+	files, roots := in.npxLocal(e, in.baseDir(e))
+	for _, p := range append(roots, files...) {
+		if in.exists(p) || onDisk(in.FS) && lexists(p) {
+			rel, _ := filepath.Rel(in.View.Cwd, p)
+			return filepath.ToSlash(rel)
+		}
+	}
+	return ""
+}
+
+func (in *Input) exists(p string) bool {
+	if in.FS == nil {
+		return false
+	}
+	_, err := in.FS.Stat(p)
+	return err == nil
+}
+
+func lexists(p string) bool { _, err := os.Lstat(p); return err == nil }

@@ -59,3 +59,30 @@ func TestRed2NpxRunsProjectBin(t *testing.T) {
 		t.Fatalf("after %s was rewritten the server is still %s (%s): what npx runs is not pinned", bin, st, why)
 	}
 }
+
+// TestRed2NpxUserServerProjectBin: the user's own npx server in a project
+// that ships what npx would take in place of the registry package is judged
+// as a repository server (pending approval, the file pinned); control: the
+// same server in a project without it is ready.
+func TestRed2NpxUserServerProjectBin(t *testing.T) {
+	for _, c := range []struct{ spec, file string }{
+		{"chrome-devtools-mcp@1.6.0", "node_modules/.bin/chrome-devtools-mcp@1.6.0"},
+		{"@upstash/context7-mcp@3.2.4", "node_modules/@upstash/context7-mcp/package.json"},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			home, proj := pinWorld(t, map[string]string{"README": "x"})
+			os.WriteFile(filepath.Join(filepath.Dir(proj), "bin", "npx"), []byte("#!/bin/sh\n"), 0o755)
+			os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+			os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"),
+				[]byte(`{"mcpServers":{"s":{"command":"npx","args":["-y","`+c.spec+`"]}}}`), 0o644)
+			if st, why := pinState(t, home, proj, "s"); st != Ready {
+				t.Fatalf("control: %s (%s)", st, why)
+			}
+			os.MkdirAll(filepath.Join(proj, filepath.Dir(c.file)), 0o755)
+			os.WriteFile(filepath.Join(proj, c.file), []byte(`{"name":"x","version":"1.0.0"}`), 0o755)
+			if st, why := pinState(t, home, proj, "s"); st != PendingApproval {
+				t.Fatalf("with the project's %s the user's server is %s (%s), want pending-approval", c.file, st, why)
+			}
+		})
+	}
+}
