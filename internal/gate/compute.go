@@ -138,6 +138,9 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 		if hit := in.npxLocalHit(cs.Entry); hit != "" {
 			s.Repository = true
 			s.LocalCode = "your own definition, but npx runs the project's " + hit + " in place of the registry package"
+		} else if hit := in.pythonLocalHit(cs.Entry); hit != "" {
+			s.Repository = true
+			s.LocalCode = "your own definition, but python -m/-c imports from its working directory first, and the project has " + hit
 		}
 	}
 	if s.Repository {
@@ -146,7 +149,7 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 			e := maps.Clone(cs.Entry)
 			delete(e, "disabled")
 			delete(e, "enabled")
-			s.Fragment = map[string]any{"source": "npx-local", "entry": e}
+			s.Fragment = map[string]any{"source": "project-code", "entry": e}
 		}
 		d, err := digest.Of(s.Fragment)
 		if err != nil {

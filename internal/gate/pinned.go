@@ -114,6 +114,11 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	npxFiles, npxRoots := in.npxLocal(e, base)
 	found = append(found, npxFiles...)
 	roots = append(roots, npxRoots...)
+	// python -m and -c put the working directory first on sys.path: a
+	// module there shadows the one meant, the standard library's too.
+	if pythonCwdFirst(e) && paths.Within(project, base) {
+		roots = append(roots, base)
+	}
 	code = append(code, runFiles...)
 	cmdInProject := strings.Contains(cmd, "/") && paths.Within(project, paths.Abs(base, paths.Expand(in.View.Home, cmd)))
 	if !explained && interpreter && !cmdInProject {
@@ -540,3 +545,60 @@ func (in *Input) exists(p string) bool {
 }
 
 func lexists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// pythonCwdFirst reports a python command run with -m or -c, which puts
+// its working directory first on sys.path (unless PYTHONSAFEPATH is set in
+// the definition).
+func pythonCwdFirst(e mcpconfig.Entry) bool {
+	cmd, _ := e["command"].(string)
+	if !strings.HasPrefix(filepath.Base(cmd), "python") {
+		return false
+	}
+	if env, ok := e["env"].(map[string]any); ok {
+		if v, _ := env["PYTHONSAFEPATH"].(string); v != "" {
+			return false
+		}
+	}
+	list, _ := e["args"].([]any)
+	for _, a := range list {
+		s, _ := a.(string)
+		if s == "-m" || s == "-c" || (strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && (strings.HasSuffix(s, "m") || strings.HasSuffix(s, "c"))) {
+			return true
+		}
+		if !strings.HasPrefix(s, "-") {
+			return false // a script: its own folder comes first, not the cwd
+		}
+	}
+	return false
+}
+
+// pythonLocalHit names (project-relative) a module in the working
+// directory of a python -m/-c server that the import system finds before
+// any installed one (a .py, a compiled module or a package), or "".
+func (in *Input) pythonLocalHit(e mcpconfig.Entry) string {
+	base := in.baseDir(e)
+	if !pythonCwdFirst(e) || !paths.Within(in.View.Cwd, base) || !onDisk(in.FS) {
+		return ""
+	}
+	in.FS.Stat(base) // consulted: a module added later changes its stamp
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		rel, _ := filepath.Rel(in.View.Cwd, base)
+		return filepath.ToSlash(rel) + " (cannot be listed)"
+	}
+	for _, d := range ents {
+		n := d.Name()
+		switch ext := filepath.Ext(n); {
+		case ext == ".py" || ext == ".pyc" || ext == ".so" || ext == ".pyd":
+		case d.IsDir() || d.Type()&os.ModeSymlink != 0:
+			if !lexists(filepath.Join(base, n, "__init__.py")) && !lexists(filepath.Join(base, n, "__init__.pyc")) {
+				continue
+			}
+		default:
+			continue
+		}
+		rel, _ := filepath.Rel(in.View.Cwd, filepath.Join(base, n))
+		return filepath.ToSlash(rel)
+	}
+	return ""
+}

@@ -86,3 +86,26 @@ func TestRed2NpxUserServerProjectBin(t *testing.T) {
 		})
 	}
 }
+
+// TestRed2PythonUserServerProjectModule: the user's own `python3 -m
+// mcp_server_time` in a project with a module python would import from the
+// working directory first is judged as a repository server; control: ready
+// in a project without one, and after approval a changed module asks again.
+func TestRed2PythonUserServerProjectModule(t *testing.T) {
+	for _, file := range []string{"mcp_server_time/__init__.py", "json.py"} {
+		t.Run(file, func(t *testing.T) {
+			home, proj := pinWorld(t, map[string]string{"README": "x", "sub/x.py": "1"})
+			os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+			os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"),
+				[]byte(`{"mcpServers":{"s":{"command":"python3","args":["-m","mcp_server_time"]}}}`), 0o644)
+			if st, why := pinState(t, home, proj, "s"); st != Ready {
+				t.Fatalf("control: %s (%s)", st, why)
+			}
+			os.MkdirAll(filepath.Join(proj, filepath.Dir(file)), 0o755)
+			os.WriteFile(filepath.Join(proj, file), []byte("evil"), 0o644)
+			if st, why := pinState(t, home, proj, "s"); st != PendingApproval {
+				t.Fatalf("with the project's %s the user's server is %s (%s), want pending-approval", file, st, why)
+			}
+		})
+	}
+}
