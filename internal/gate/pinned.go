@@ -101,6 +101,13 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			treeOfDir = false
 		}
 	}
+	// requestHeadersCommand and ! values (env, headers, bearerToken,
+	// oauth.clientSecret) are run by the adapter itself, in Pi's working
+	// directory: the project files they name are code of the server too.
+	for _, f := range in.commandValueFiles(e) {
+		found = append(found, f)
+		code = append(code, f)
+	}
 	if base != project && paths.Within(project, base) {
 		found = append(found, in.packageFiles(base)...)
 	}
@@ -601,4 +608,71 @@ func (in *Input) pythonLocalHit(e mcpconfig.Entry) string {
 		return filepath.ToSlash(rel)
 	}
 	return ""
+}
+
+// commandValueFiles are the project files that a definition's
+// requestHeadersCommand (its command, and its arguments when the command
+// runs scripts) and its ! command values name, resolved against the
+// project, where the adapter runs them.
+func (in *Input) commandValueFiles(e mcpconfig.Entry) []string {
+	project := in.View.Cwd
+	var out []string
+	file := func(s string) {
+		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 {
+			return
+		}
+		p := paths.AbsFrom(project, paths.Expand(in.View.Home, s))
+		if p == project || !paths.Within(project, p) {
+			return
+		}
+		if fi, err := in.FS.Stat(p); err == nil {
+			if fi.IsDir() {
+				out = append(out, in.localPackage(p)...)
+			} else {
+				out = append(out, p)
+			}
+		}
+	}
+	if r, ok := e["requestHeadersCommand"].(map[string]any); ok {
+		cmd, _ := r["command"].(string)
+		if strings.Contains(cmd, "/") {
+			file(cmd)
+		}
+		if list, ok := r["args"].([]any); ok {
+			for _, a := range list {
+				if s, ok := a.(string); ok {
+					if _, v, ok := strings.Cut(s, "="); ok && strings.HasPrefix(s, "-") {
+						s = v
+					}
+					file(s)
+				}
+			}
+		}
+		if env, ok := r["env"].(map[string]any); ok {
+			for k, v := range env {
+				val, _ := v.(string)
+				files, _ := CodePaths(k, val)
+				for _, f := range files {
+					file(f)
+				}
+			}
+		}
+	}
+	bang := func(v any) {
+		if s, ok := v.(string); ok && strings.HasPrefix(s, "!") && !strings.HasPrefix(s, "!!") {
+			out = append(out, in.namedFiles(s[1:], project)...)
+		}
+	}
+	for _, k := range []string{"env", "headers"} {
+		if m, ok := e[k].(map[string]any); ok {
+			for _, v := range m {
+				bang(v)
+			}
+		}
+	}
+	bang(e["bearerToken"])
+	if o, ok := e["oauth"].(map[string]any); ok {
+		bang(o["clientSecret"])
+	}
+	return out
 }
