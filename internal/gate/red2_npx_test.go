@@ -109,3 +109,27 @@ func TestRed2PythonUserServerProjectModule(t *testing.T) {
 		})
 	}
 }
+
+// TestRed2NpxUserServerProjectNpmrc: npm reads the project's .npmrc
+// (found from the working directory up) for npx too, and its node-options
+// become the server's NODE_OPTIONS: `node-options=--require ./evil.js` runs
+// the repository's file inside the user's own npx server. The server
+// sandbox hides .npmrc only where it has a mount namespace: run by hand
+// with PIAGENT_SANDBOX_FAULT=mount (a sandboxfault build, as an ordinary
+// user on Ubuntu's AppArmor restriction), the server printed what evil.js
+// wrote. So the user's npx server in a project with an .npmrc must be
+// judged with it. Control: ready in a project without one.
+func TestRed2NpxUserServerProjectNpmrc(t *testing.T) {
+	home, proj := pinWorld(t, map[string]string{"README": "x", "evil.js": "1"})
+	os.WriteFile(filepath.Join(filepath.Dir(proj), "bin", "npx"), []byte("#!/bin/sh\n"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".config", "mcp"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"),
+		[]byte(`{"mcpServers":{"s":{"command":"npx","args":["-y","chrome-devtools-mcp@1.6.0"]}}}`), 0o644)
+	if st, why := pinState(t, home, proj, "s"); st != Ready {
+		t.Fatalf("control: %s (%s)", st, why)
+	}
+	os.WriteFile(filepath.Join(proj, ".npmrc"), []byte("node-options=--require ./evil.js\n"), 0o644)
+	if st, why := pinState(t, home, proj, "s"); st != PendingApproval {
+		t.Fatalf("with the project's .npmrc the user's npx server is %s (%s), want pending-approval", st, why)
+	}
+}
