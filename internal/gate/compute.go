@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -137,7 +138,7 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	if !s.Repository {
 		if hit := in.npxLocalHit(cs.Entry); hit != "" {
 			s.Repository = true
-			s.LocalCode = "your own definition, but npx runs the project's " + hit + " in place of the registry package"
+			s.LocalCode = npxHitReason(hit)
 		} else if hit := in.pythonLocalHit(cs.Entry); hit != "" {
 			s.Repository = true
 			s.LocalCode = "your own definition, but python -m/-c imports from its working directory first, and the project has " + hit
@@ -508,4 +509,12 @@ func (in *Input) baseDir(e mcpconfig.Entry) string {
 		return filepath.Join(in.View.Cwd, c)
 	}
 	return in.View.Cwd
+}
+
+func npxHitReason(hit string) string {
+	switch path.Base(hit) {
+	case ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs":
+		return "your own definition, but its package runner reads the project's " + hit + " (settings that can load code into the server)"
+	}
+	return "your own definition, but npx runs the project's " + hit + " in place of the registry package"
 }

@@ -116,8 +116,9 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	runFiles, explained := in.runnerFiles(e, base)
 	found = append(found, runFiles...)
 	// npx and npm exec run a bin of the package's name from the project's
-	// node_modules when one is there, before the registry: those paths are
-	// pinned, present or not, and a local copy of the package whole.
+	// node_modules when one is there, before the registry, and read the
+	// project's .npmrc: those paths are pinned, present or not, and a
+	// local copy of the package whole.
 	npxFiles, npxRoots := in.npxLocal(e, base)
 	found = append(found, npxFiles...)
 	roots = append(roots, npxRoots...)
@@ -506,6 +507,11 @@ func (in *Input) npxLocal(e mcpconfig.Entry, base string) (files, roots []string
 		pkgs = append(pkgs, name)
 	}
 	for d := base; paths.Within(project, d); d = filepath.Dir(d) {
+		// The package manager's project settings: npm's node-options and
+		// script-shell, yarn's yarnPath, bun's preload, pnpm's hooks.
+		for _, f := range []string{".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs"} {
+			files = append(files, filepath.Join(d, f))
+		}
 		nm := filepath.Join(d, "node_modules")
 		for _, b := range bins {
 			if p := filepath.Join(nm, ".bin", filepath.FromSlash(b)); paths.Within(nm, p) {
