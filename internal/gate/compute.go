@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -499,7 +500,16 @@ func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
 
 // baseDir is where a stdio server starts: its cwd, or the session cwd.
 func (in *Input) baseDir(e mcpconfig.Entry) string {
-	if c, ok := e["cwd"].(string); ok && c != "" && len(secret.References(c)) == 0 {
+	if c, ok := e["cwd"].(string); ok && c != "" {
+		// The adapter interpolates cwd from Pi's environment (an unset
+		// variable is ""), then expands ~.
+		c = in.interpolate(c)
+		if c == "" {
+			return in.View.Cwd // the adapter refuses an empty cwd
+		}
+		if c == "~" {
+			return in.View.Home
+		}
 		if strings.HasPrefix(c, "~/") {
 			return filepath.Join(in.View.Home, c[2:])
 		}
@@ -517,4 +527,26 @@ func npxHitReason(hit string) string {
 		return "your own definition, but its package runner reads the project's " + hit + " (settings that can load code into the server)"
 	}
 	return "your own definition, but npx runs the project's " + hit + " in place of the registry package"
+}
+
+// The adapter's three interpolation syntaxes, applied in its order
+// (utils.ts interpolateEnvVars): a missing variable becomes "".
+var (
+	interpBrace  = regexp.MustCompile(`\$\{(\w+)\}`)
+	interpPwsh   = regexp.MustCompile(`\$env:(\w+)`)
+	interpOpenCd = regexp.MustCompile(`\{env:(\w+)\}`)
+)
+
+// interpolate is the adapter's interpolateEnvVars over this gate's
+// environment.
+func (in *Input) interpolate(s string) string {
+	if !strings.Contains(s, "$") && !strings.Contains(s, "{env:") {
+		return s
+	}
+	for _, re := range []*regexp.Regexp{interpBrace, interpPwsh, interpOpenCd} {
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			return in.getenv(re.FindStringSubmatch(m)[1])
+		})
+	}
+	return s
 }

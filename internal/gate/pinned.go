@@ -12,7 +12,6 @@ import (
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/secret"
 )
 
 // lockfiles are pinned beside a local package's package.json.
@@ -33,8 +32,15 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	var consider func(s string, isCommand, isCode bool)
 	treeOfDir := false // while set, a folder pins every file beneath it
 	consider = func(s string, isCommand, isCode bool) {
-		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 || strings.HasPrefix(s, "!") {
+		if s == "" || strings.Contains(s, "://") || strings.HasPrefix(s, "!") {
 			return
+		}
+		if !isCommand {
+			// args and env values are interpolated by the adapter; the
+			// command is taken literally.
+			if s = in.interpolate(s); s == "" {
+				return
+			}
 		}
 		if isCommand && !strings.Contains(s, "/") {
 			return // found on PATH, outside the project
@@ -624,7 +630,7 @@ func (in *Input) commandValueFiles(e mcpconfig.Entry) []string {
 	project := in.View.Cwd
 	var out []string
 	file := func(s string) {
-		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 {
+		if s = in.interpolate(s); s == "" || strings.Contains(s, "://") {
 			return
 		}
 		p := paths.AbsFrom(project, paths.Expand(in.View.Home, s))
