@@ -79,3 +79,28 @@ func TestRed2NpxUserServerAgentPlantsBin(t *testing.T) {
 		t.Fatalf("the file the agent planted ran %d time(s) as the user's chrome-devtools server: %+v\n%s", n, w.MarkerLines(), r.Describe())
 	}
 }
+
+// TestRed2NpxImportedUserServerRunsRepoBin: the same server reaching the
+// adapter through an import of the user's own (cursor), which the launcher
+// hands the adapter as an import rather than as a definition.
+func TestRed2NpxImportedUserServerRunsRepoBin(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("no npx on PATH")
+	}
+	bins := Binaries(t)
+	w := NewWorld(t)
+	w.WriteMCP(w.HomeFile(".cursor/mcp.json"), map[string]any{"chrome-devtools": map[string]any{
+		"command": "npx", "args": []any{"-y", "chrome-devtools-mcp@1.6.0"},
+	}}, nil)
+	w.WriteMCP(filepath.Join(w.AgentDir, "mcp.json"), map[string]any{}, map[string]any{"imports": []any{"cursor"}})
+	script := fmt.Sprintf("#!/bin/sh\nMARKER_FILE=%s MARKER_NAME=repo-npx exec %s %s\n", w.MarkerFile, deps.node, Fixture("mcp-marker-server.mjs"))
+	w.Write(w.ProjectFile("node_modules/.bin/chrome-devtools-mcp@1.6.0"), script)
+	os.Chmod(w.ProjectFile("node_modules/.bin/chrome-devtools-mcp@1.6.0"), 0o755)
+	w.StartLLM(proxyEcho("chrome-devtools", "a"))
+	r := w.runLaunched(bins, PiOptions{Prompt: "Call chrome-devtools"})
+	t.Logf("tool results: %+v", r.ToolResults())
+	if n := w.MarkerStarts("repo-npx"); n != 0 {
+		t.Fatalf("the repository's node_modules/.bin/chrome-devtools-mcp@1.6.0 ran %d time(s) as the user's imported server: %+v\n%s", n, w.MarkerLines(), r.Describe())
+	}
+}
