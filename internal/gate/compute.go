@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -134,8 +136,23 @@ func (in *Input) server(cs *mcpconfig.Server, direct directEnv) Server {
 	s := Server{Name: cs.Name, Config: cs, Repository: cs.RepositoryControlled}
 	s.Prefix = toolname.EffectiveMode(cs.Entry["toolPrefix"], in.View.Settings["toolPrefix"])
 	s.DirectTools = direct.enabled(cs.Name, cs.Entry, in.View.Settings)
+	if !s.Repository {
+		if hit := in.npxLocalHit(cs.Entry); hit != "" {
+			s.Repository = true
+			s.LocalCode = npxHitReason(hit)
+		} else if hit := in.pythonLocalHit(cs.Entry); hit != "" {
+			s.Repository = true
+			s.LocalCode = "your own definition, but python -m/-c imports from its working directory first, and the project has " + hit
+		}
+	}
 	if s.Repository {
 		s.Fragment = Fragment(cs)
+		if s.LocalCode != "" {
+			e := maps.Clone(cs.Entry)
+			delete(e, "disabled")
+			delete(e, "enabled")
+			s.Fragment = map[string]any{"source": "project-code", "entry": e}
+		}
 		d, err := digest.Of(s.Fragment)
 		if err != nil {
 			// Canonical JSON of decoded JSON cannot fail; if it ever does,
@@ -218,6 +235,9 @@ func (in *Input) decision(s *Server) (state, reason string, fix Fix, decided boo
 	name := s.Name
 	review := run(step("get", name), step("approve", name))
 	why := s.Config.RepositoryReason
+	if s.LocalCode != "" {
+		why = s.LocalCode
+	}
 	if in.StoreErr != nil {
 		fix := "repair or move the approval store, then"
 		var ue *safefile.UnsafeError
@@ -480,7 +500,16 @@ func (in *Input) missingCommand(e mcpconfig.Entry) (string, bool) {
 
 // baseDir is where a stdio server starts: its cwd, or the session cwd.
 func (in *Input) baseDir(e mcpconfig.Entry) string {
-	if c, ok := e["cwd"].(string); ok && c != "" && len(secret.References(c)) == 0 {
+	if c, ok := e["cwd"].(string); ok && c != "" {
+		// The adapter interpolates cwd from Pi's environment (an unset
+		// variable is ""), then expands ~.
+		c = in.interpolate(c)
+		if c == "" {
+			return in.View.Cwd // the adapter refuses an empty cwd
+		}
+		if c == "~" {
+			return in.View.Home
+		}
 		if strings.HasPrefix(c, "~/") {
 			return filepath.Join(in.View.Home, c[2:])
 		}
@@ -490,4 +519,34 @@ func (in *Input) baseDir(e mcpconfig.Entry) string {
 		return filepath.Join(in.View.Cwd, c)
 	}
 	return in.View.Cwd
+}
+
+func npxHitReason(hit string) string {
+	switch path.Base(hit) {
+	case ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs":
+		return "your own definition, but its package runner reads the project's " + hit + " (settings that can load code into the server)"
+	}
+	return "your own definition, but npx runs the project's " + hit + " in place of the registry package"
+}
+
+// The adapter's three interpolation syntaxes, applied in its order
+// (utils.ts interpolateEnvVars): a missing variable becomes "".
+var (
+	interpBrace  = regexp.MustCompile(`\$\{(\w+)\}`)
+	interpPwsh   = regexp.MustCompile(`\$env:(\w+)`)
+	interpOpenCd = regexp.MustCompile(`\{env:(\w+)\}`)
+)
+
+// interpolate is the adapter's interpolateEnvVars over this gate's
+// environment.
+func (in *Input) interpolate(s string) string {
+	if !strings.Contains(s, "$") && !strings.Contains(s, "{env:") {
+		return s
+	}
+	for _, re := range []*regexp.Regexp{interpBrace, interpPwsh, interpOpenCd} {
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			return in.getenv(re.FindStringSubmatch(m)[1])
+		})
+	}
+	return s
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/secret"
 )
 
 // lockfiles are pinned beside a local package's package.json.
@@ -33,8 +32,15 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	var consider func(s string, isCommand, isCode bool)
 	treeOfDir := false // while set, a folder pins every file beneath it
 	consider = func(s string, isCommand, isCode bool) {
-		if s == "" || strings.Contains(s, "://") || len(secret.References(s)) > 0 || strings.HasPrefix(s, "!") {
+		if s == "" || strings.Contains(s, "://") || strings.HasPrefix(s, "!") {
 			return
+		}
+		if !isCommand {
+			// args and env values are interpolated by the adapter; the
+			// command is taken literally.
+			if s = in.interpolate(s); s == "" {
+				return
+			}
 		}
 		if isCommand && !strings.Contains(s, "/") {
 			return // found on PATH, outside the project
@@ -101,6 +107,13 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 			treeOfDir = false
 		}
 	}
+	// requestHeadersCommand and ! values (env, headers, bearerToken,
+	// oauth.clientSecret) are run by the adapter itself, in Pi's working
+	// directory: the project files they name are code of the server too.
+	for _, f := range in.commandValueFiles(e) {
+		found = append(found, f)
+		code = append(code, f)
+	}
 	if base != project && paths.Within(project, base) {
 		found = append(found, in.packageFiles(base)...)
 	}
@@ -108,6 +121,18 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 	// runs from the working tree pins the whole tree under its cwd.
 	runFiles, explained := in.runnerFiles(e, base)
 	found = append(found, runFiles...)
+	// npx and npm exec run a bin of the package's name from the project's
+	// node_modules when one is there, before the registry, and read the
+	// project's .npmrc: those paths are pinned, present or not, and a
+	// local copy of the package whole.
+	npxFiles, npxRoots := in.npxLocal(e, base)
+	found = append(found, npxFiles...)
+	roots = append(roots, npxRoots...)
+	// python -m and -c put the working directory first on sys.path: a
+	// module there shadows the one meant, the standard library's too.
+	if pythonCwdFirst(e) && paths.Within(project, base) {
+		roots = append(roots, base)
+	}
 	code = append(code, runFiles...)
 	cmdInProject := strings.Contains(cmd, "/") && paths.Within(project, paths.Abs(base, paths.Expand(in.View.Home, cmd)))
 	if !explained && interpreter && !cmdInProject {
@@ -426,6 +451,240 @@ func (g *Gate) PinnedPaths() []string {
 			}
 			out = append(out, abs)
 		}
+	}
+	return out
+}
+
+// npxLocal is what `npx SPEC`, `npm exec|x SPEC` and `bunx SPEC` run from
+// the working tree instead of the registry: npm exec first looks for
+// node_modules/.bin/<the first positional as written> in the folder it
+// runs in and every folder above, and takes a package of that name already
+// in a local node_modules tree. Every such path from base up to the
+// project is pinned (a missing one pinned as missing, so that one that
+// appears later asks again), and a package folder found there is pinned
+// whole.
+func (in *Input) npxLocal(e mcpconfig.Entry, base string) (files, roots []string) {
+	cmd, _ := e["command"].(string)
+	var args []string
+	if list, ok := e["args"].([]any); ok {
+		for _, a := range list {
+			if s, ok := a.(string); ok {
+				args = append(args, s)
+			}
+		}
+	}
+	switch filepath.Base(cmd) {
+	case "npx", "bunx", "pnpx":
+	case "npm", "pnpm", "yarn", "bun":
+		pos := positional(args)
+		if len(pos) == 0 || (pos[0] != "exec" && pos[0] != "x" && pos[0] != "dlx") {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	project := in.View.Cwd
+	if !paths.Within(project, base) {
+		return nil, nil
+	}
+	var names []string
+	for i, a := range args {
+		switch {
+		case (a == "-p" || a == "--package") && i+1 < len(args):
+			names = append(names, args[i+1])
+		case strings.HasPrefix(a, "--package="):
+			names = append(names, strings.TrimPrefix(a, "--package="))
+		case strings.HasPrefix(a, "-"), a == "exec", a == "x", a == "dlx":
+		default:
+			names = append(names, a)
+		}
+	}
+	var bins, pkgs []string
+	for _, n := range names {
+		if n == "" || strings.Contains(n, "://") || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "/") {
+			continue
+		}
+		bins = append(bins, n)
+		name := n
+		if at := strings.LastIndex(n, "@"); at > 0 {
+			name = n[:at]
+		}
+		bins = append(bins, name, path.Base(name))
+		pkgs = append(pkgs, name)
+	}
+	for d := base; paths.Within(project, d); d = filepath.Dir(d) {
+		// The package manager's project settings: npm's node-options and
+		// script-shell, yarn's yarnPath, bun's preload, pnpm's hooks.
+		for _, f := range []string{".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs"} {
+			files = append(files, filepath.Join(d, f))
+		}
+		nm := filepath.Join(d, "node_modules")
+		for _, b := range bins {
+			if p := filepath.Join(nm, ".bin", filepath.FromSlash(b)); paths.Within(nm, p) {
+				files = append(files, p)
+			}
+		}
+		for _, n := range pkgs {
+			p := filepath.Join(nm, filepath.FromSlash(n))
+			if !paths.Within(nm, p) {
+				continue
+			}
+			if fi, err := in.FS.Stat(p); err == nil && fi.IsDir() {
+				roots = append(roots, p)
+			} else {
+				files = append(files, filepath.Join(p, "package.json"))
+			}
+		}
+		if d == project || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return files, roots
+}
+
+// npxLocalHit names (project-relative) the first file or folder in the
+// project that npx would take for e's package, or "".
+func (in *Input) npxLocalHit(e mcpconfig.Entry) string {
+	files, roots := in.npxLocal(e, in.baseDir(e))
+	for _, p := range append(roots, files...) {
+		if in.exists(p) || onDisk(in.FS) && lexists(p) {
+			rel, _ := filepath.Rel(in.View.Cwd, p)
+			return filepath.ToSlash(rel)
+		}
+	}
+	return ""
+}
+
+func (in *Input) exists(p string) bool {
+	if in.FS == nil {
+		return false
+	}
+	_, err := in.FS.Stat(p)
+	return err == nil
+}
+
+func lexists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// pythonCwdFirst reports a python command run with -m or -c, which puts
+// its working directory first on sys.path (unless PYTHONSAFEPATH is set in
+// the definition).
+func pythonCwdFirst(e mcpconfig.Entry) bool {
+	cmd, _ := e["command"].(string)
+	if !strings.HasPrefix(filepath.Base(cmd), "python") {
+		return false
+	}
+	if env, ok := e["env"].(map[string]any); ok {
+		if v, _ := env["PYTHONSAFEPATH"].(string); v != "" {
+			return false
+		}
+	}
+	list, _ := e["args"].([]any)
+	for _, a := range list {
+		s, _ := a.(string)
+		if s == "-m" || s == "-c" || (strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && (strings.HasSuffix(s, "m") || strings.HasSuffix(s, "c"))) {
+			return true
+		}
+		if !strings.HasPrefix(s, "-") {
+			return false // a script: its own folder comes first, not the cwd
+		}
+	}
+	return false
+}
+
+// pythonLocalHit names (project-relative) a module in the working
+// directory of a python -m/-c server that the import system finds before
+// any installed one (a .py, a compiled module or a package), or "".
+func (in *Input) pythonLocalHit(e mcpconfig.Entry) string {
+	base := in.baseDir(e)
+	if !pythonCwdFirst(e) || !paths.Within(in.View.Cwd, base) || !onDisk(in.FS) {
+		return ""
+	}
+	in.FS.Stat(base) // consulted: a module added later changes its stamp
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		rel, _ := filepath.Rel(in.View.Cwd, base)
+		return filepath.ToSlash(rel) + " (cannot be listed)"
+	}
+	for _, d := range ents {
+		n := d.Name()
+		switch ext := filepath.Ext(n); {
+		case ext == ".py" || ext == ".pyc" || ext == ".so" || ext == ".pyd":
+		case d.IsDir() || d.Type()&os.ModeSymlink != 0:
+			if !lexists(filepath.Join(base, n, "__init__.py")) && !lexists(filepath.Join(base, n, "__init__.pyc")) {
+				continue
+			}
+		default:
+			continue
+		}
+		rel, _ := filepath.Rel(in.View.Cwd, filepath.Join(base, n))
+		return filepath.ToSlash(rel)
+	}
+	return ""
+}
+
+// commandValueFiles are the project files that a definition's
+// requestHeadersCommand (its command, and its arguments when the command
+// runs scripts) and its ! command values name, resolved against the
+// project, where the adapter runs them.
+func (in *Input) commandValueFiles(e mcpconfig.Entry) []string {
+	project := in.View.Cwd
+	var out []string
+	file := func(s string) {
+		if s = in.interpolate(s); s == "" || strings.Contains(s, "://") {
+			return
+		}
+		p := paths.AbsFrom(project, paths.Expand(in.View.Home, s))
+		if p == project || !paths.Within(project, p) {
+			return
+		}
+		if fi, err := in.FS.Stat(p); err == nil {
+			if fi.IsDir() {
+				out = append(out, in.localPackage(p)...)
+			} else {
+				out = append(out, p)
+			}
+		}
+	}
+	if r, ok := e["requestHeadersCommand"].(map[string]any); ok {
+		cmd, _ := r["command"].(string)
+		if strings.Contains(cmd, "/") {
+			file(cmd)
+		}
+		if list, ok := r["args"].([]any); ok {
+			for _, a := range list {
+				if s, ok := a.(string); ok {
+					if _, v, ok := strings.Cut(s, "="); ok && strings.HasPrefix(s, "-") {
+						s = v
+					}
+					file(s)
+				}
+			}
+		}
+		if env, ok := r["env"].(map[string]any); ok {
+			for k, v := range env {
+				val, _ := v.(string)
+				files, _ := CodePaths(k, val)
+				for _, f := range files {
+					file(f)
+				}
+			}
+		}
+	}
+	bang := func(v any) {
+		if s, ok := v.(string); ok && strings.HasPrefix(s, "!") && !strings.HasPrefix(s, "!!") {
+			out = append(out, in.namedFiles(s[1:], project)...)
+		}
+	}
+	for _, k := range []string{"env", "headers"} {
+		if m, ok := e[k].(map[string]any); ok {
+			for _, v := range m {
+				bang(v)
+			}
+		}
+	}
+	bang(e["bearerToken"])
+	if o, ok := e["oauth"].(map[string]any); ok {
+		bang(o["clientSecret"])
 	}
 	return out
 }

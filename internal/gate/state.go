@@ -70,7 +70,12 @@ type Server struct {
 	Reason string `json:"reason"`
 	Fix    Fix    `json:"fix,omitzero"` // what moves it on, if anything
 	// Repository-owned part, for repository-controlled servers only.
-	Repository bool         `json:"repositoryControlled"`
+	Repository bool `json:"repositoryControlled"`
+	// LocalCode, for a server of the user's own files, names the project
+	// file its runner takes in place of the registry package (npx's
+	// node_modules/.bin lookup): the project then decides what runs, and
+	// the server is judged as a repository server.
+	LocalCode  string       `json:"localCode,omitempty"`
 	Digest     string       `json:"digest,omitempty"`
 	Fragment   any          `json:"-"`
 	Pinned     []PinnedFile `json:"pinnedFiles,omitempty"`
