@@ -26,6 +26,25 @@ type decisionJSON struct {
 	Store          string `json:"store"`
 }
 
+// previewJSON is the --json answer of approve --dry-run (and of approve
+// --tools, which has no decision to name): what consent would cover, and
+// the preview a person reads, as the terminal shows it. A client records
+// consent to exactly this preview with approve --yes --digest
+// ApprovalDigest.
+type previewJSON struct {
+	Action         string `json:"action"` // "approve" or "approve-tools"
+	Server         string `json:"server"`
+	Project        string `json:"project"`
+	State          string `json:"state"`
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	DryRun         bool   `json:"dryRun"`
+	// Waiting (approve-tools): what the server offers differs from its pin,
+	// so there is something to accept; Accepted: it was accepted.
+	Waiting  bool   `json:"waiting,omitempty"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Preview  string `json:"preview"`
+}
+
 // resetJSON is the --json answer of reset: the projects whose decisions
 // were dropped (with a server, that server's).
 type resetJSON struct {
@@ -66,8 +85,9 @@ func (a *app) approveCommand() *cobra.Command {
 	}
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
 	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
+	dryRun := c.Flags().Bool("dry-run", false, "show what consent would cover and record nothing")
 	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
-	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked)")
+	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked), or with --dry-run the preview and its approval digest")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -75,7 +95,10 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		if *tools {
-			return a.approveTools(g, args[0], *yes)
+			if *asJSON && !*yes && !*dryRun {
+				return usagef("--json accepts tools only with --yes: add --dry-run to see them first")
+			}
+			return a.approveTools(g, args[0], *yes, *dryRun, *asJSON)
 		}
 		s, err := a.repositoryServer(g, args[0], "approve")
 		if err != nil {
@@ -87,6 +110,9 @@ func (a *app) approveCommand() *cobra.Command {
 		}
 		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
 			return err
+		}
+		if *dryRun {
+			return a.approvePreview(g, s, *asJSON)
 		}
 		if *asJSON && !*yes {
 			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
@@ -135,6 +161,23 @@ func (a *app) approveCommand() *cobra.Command {
 		return nil
 	})
 	return c
+}
+
+// approvePreview shows what consent to s would cover and records nothing:
+// the preview, or with asJSON the preview inside previewJSON.
+func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
+	if !asJSON {
+		a.printApproval(g, s)
+		a.printChange(g, s)
+		return nil
+	}
+	var text strings.Builder
+	quiet := *a
+	quiet.env.Stdout = &text
+	quiet.printApproval(g, s)
+	quiet.printChange(g, s)
+	return a.writeJSON(previewJSON{Action: "approve", Server: s.Name, Project: g.Project, State: s.State,
+		ApprovalDigest: s.ApprovalDigest(), DryRun: true, Preview: text.String()})
 }
 
 // printApproval shows what consent covers: the merged definition, the part

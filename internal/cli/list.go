@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 	"unicode/utf8"
 
@@ -104,17 +103,13 @@ func (a *app) browserFound() bool {
 func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
 
 func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
-	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: g.Blocks,
+	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: []blockJSON{},
 		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}}
 	if out.Skipped == nil {
 		out.Skipped = []mcpconfig.Skipped{}
 	}
-	out.Blocks = slices.Clone(out.Blocks) // the gate's own stay as they are
-	if out.Blocks == nil {
-		out.Blocks = []gate.Block{}
-	}
-	for i := range out.Blocks {
-		out.Blocks[i].Fix = out.Blocks[i].Fix.For(a.mcpCmd())
+	for _, b := range g.Blocks {
+		out.Blocks = append(out.Blocks, blockJSON{Code: b.Code, Reason: b.Reason, Files: b.Files, Fix: a.fix(b.Fix)})
 	}
 	if g.StoreErr != nil {
 		out.StoreError = g.StoreErr.Error()
@@ -176,10 +171,19 @@ func (a *app) writeList(g *gate.Gate) error {
 	return lw.w.Flush()
 }
 
+// blockJSON is a full-block state in list --json: the fix in words, for
+// the command the person typed.
+type blockJSON struct {
+	Code   string   `json:"code"`
+	Reason string   `json:"reason"`
+	Files  []string `json:"files"`
+	Fix    string   `json:"fix"`
+}
+
 // listTail is listJSON after its servers.
 type listTail struct {
 	Skipped    []mcpconfig.Skipped `json:"skipped"`
-	Blocks     []gate.Block        `json:"blocks"`
+	Blocks     []blockJSON         `json:"blocks"`
 	FullBlock  bool                `json:"fullBlock"`
 	Exclusive  bool                `json:"exclusive"`
 	StoreError string              `json:"storeError,omitempty"`

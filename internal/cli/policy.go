@@ -173,7 +173,16 @@ func (a *app) policyCheck() *cobra.Command {
 		}
 		d := s.Check(call)
 		if *asJSON {
-			if err := a.writeJSON(d); err != nil {
+			// The fix in words, for the command line (the helper protocol
+			// carries it as data).
+			out := struct {
+				guard.Decision
+				Fix string `json:"fix,omitempty"`
+			}{Decision: d}
+			if d.Fix != nil {
+				out.Fix = d.Fix.String()
+			}
+			if err := a.writeJSON(out); err != nil {
 				return err
 			}
 		} else {

@@ -223,18 +223,32 @@ func (a *app) reportedChange(g *gate.Gate, s *gate.Server) (catalogue.Pin, catal
 // approveTools records what a server offers now as its catalogue pin, after
 // showing how it differs from the last one: the adapter's cache, and what
 // Pi's built-in client last reported.
-func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
+// With dryRun it records nothing; with asJSON the answer is previewJSON,
+// the words it shows inside it.
+func (a *app) approveTools(g *gate.Gate, name string, yes, dryRun, asJSON bool) error {
 	s, err := a.findServer(g, name)
 	if err != nil {
 		return err
 	}
+	var text strings.Builder
+	w := a.env.Stdout
+	if asJSON {
+		w = &text
+	}
 	v := a.toolsOf(g, s)
-	v.print(a.env.Stdout, s.Name)
+	v.print(w, s.Name)
 	rep, repDiff, repChanged := a.reportedChange(g, s)
 	if repChanged {
-		fmt.Fprintf(a.env.Stdout, "tools as Pi's built-in client listed them: changed since pinned: %s\n", repDiff.String())
+		fmt.Fprintf(w, "tools as Pi's built-in client listed them: changed since pinned: %s\n", repDiff.String())
 	}
 	cacheChanged := v.waiting()
+	answer := func(accepted bool) error {
+		if !asJSON {
+			return nil
+		}
+		return a.writeJSON(previewJSON{Action: "approve-tools", Server: s.Name, Project: g.Project, State: s.State,
+			DryRun: dryRun, Waiting: cacheChanged || repChanged, Accepted: accepted, Preview: text.String()})
+	}
 	switch {
 	case v.Err != "" && !repChanged:
 		return refused(fmt.Errorf("the tools of %s cannot be accepted: %s", s.Name, v.Err))
@@ -242,8 +256,10 @@ func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 		return refused(fmt.Errorf("nothing to accept: the tools of %s are not known yet", s.Name),
 			"start Pi with 'piagent pi' so that the adapter lists them, then run this again")
 	case !cacheChanged && !repChanged:
-		fmt.Fprintf(a.env.Stdout, "%s's tools are as pinned; no change\n", s.Name)
-		return nil
+		fmt.Fprintf(w, "%s's tools are as pinned; no change\n", s.Name)
+		return answer(false)
+	case dryRun:
+		return answer(false)
 	}
 	if !a.env.Interactive && !yes {
 		return refused(fmt.Errorf("not accepted: no terminal to ask for confirmation on"),
@@ -270,6 +286,6 @@ func (a *app) approveTools(g *gate.Gate, name string, yes bool) error {
 		}
 	}
 	a.refreshLaunch(g.Project)
-	fmt.Fprintf(a.env.Stdout, "accepted the tools of %s as they are now\n", s.Name)
-	return nil
+	fmt.Fprintf(w, "accepted the tools of %s as they are now\n", s.Name)
+	return answer(true)
 }

@@ -6,7 +6,10 @@
 // needs, built once per gate state.
 package guard
 
-import "github.com/piagent/piagent/internal/policy"
+import (
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/policy"
+)
 
 // Actions a Decision can carry.
 const (
@@ -47,7 +50,11 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	Server string `json:"server,omitempty"`
 	State  string `json:"state,omitempty"`
-	Fix    string `json:"fix,omitempty"`
+	// Fix is what lets the call through, as data (the piagent-mcp steps a
+	// person runs); the Pi extension words it as its slash command. nil:
+	// none. It may point into the gate's own state: read it, never change
+	// it (a pointer keeps a decision as small as one string was).
+	Fix *gate.Fix `json:"fix,omitempty"`
 	// Rule and Subject come from the tool policy: the rule that fired and the
 	// path or command that triggered it (never a secret value).
 	Rule    string `json:"rule,omitempty"`
