@@ -302,22 +302,27 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
         out.error("piagent: approve needs a server name");
         return;
       }
-      const extra = args.slice(1).filter((a) => a !== "--yes" && a !== "-y");
+      // --yes, --json, --dry-run and --digest are the command's own to give.
+      const extra = args.slice(1).filter((a, i, all) => !["--yes", "-y", "--json", "--dry-run", "--digest"].includes(a) &&
+        all[i - 1] !== "--digest" && !a.startsWith("--digest="));
       if (extra.includes("--tools")) {
         // Accepting what the server now offers the model: show the change
-        // (the CLI's dry run), ask, accept.
+        // (the CLI's dry run), ask when someone can answer, accept.
+        const preview = await runJson<Preview>(out, project, "approve", [name, "--tools", "--dry-run", "--json"]);
+        if (!preview) return;
+        if (!preview.waiting) {
+          out.info(preview.preview.trimEnd());
+          return;
+        }
         if (ctx.hasUI) {
-          const preview = await runJson<Preview>(out, project, "approve", [name, "--tools", "--dry-run", "--json"]);
-          if (!preview) return;
-          if (!preview.waiting) {
-            out.info(preview.preview.trimEnd());
-            return;
-          }
           const ok = await askNo(ctx, `Accept what MCP server ${name} now offers the model?\n\n${preview.preview.trimEnd()}`, `Yes, accept the tools of ${name}`);
           if (!ok) {
             out.info(`piagent: the changed tools of ${name} stay blocked`);
             return;
           }
+        } else {
+          // The person typed the command themselves (pi -p "/piagent-mcp approve NAME --tools").
+          out.info(preview.preview.trimEnd());
         }
         const done = await runJson<Preview>(out, project, "approve", [name, "--tools", "--yes", "--json"]);
         if (!done) return;
@@ -326,28 +331,30 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
         if (done.accepted) await afterChange(ctx, out, project, deps, result);
         return;
       }
-      let digest: string | undefined;
+      // Show what will run before consent, exactly as the terminal shows it
+      // (the definition, the pinned files, the warnings and the approval
+      // digest); with a UI, ask the person, the answer defaulting to No.
+      // Without one the person typed the command themselves (pi -p
+      // "/piagent-mcp approve NAME"): the preview is shown all the same.
+      const preview = await runJson<Preview>(out, project, "approve", [name, "--dry-run", "--json"]);
+      if (!preview) return;
+      const digest = preview.approvalDigest;
+      if (!digest) {
+        out.error(`piagent: the preview of ${name} has no approval digest; nothing was approved`);
+        return;
+      }
       if (ctx.hasUI) {
-        // Show what will run before consent, exactly as the terminal shows
-        // it (the definition, the pinned files, the warnings and the
-        // approval digest), then ask the person; the answer defaults to No.
-        const preview = await runJson<Preview>(out, project, "approve", [name, "--dry-run", "--json"]);
-        if (!preview) return;
-        digest = preview.approvalDigest;
-        if (!digest) {
-          out.error(`piagent: the preview of ${name} has no approval digest; nothing was approved`);
-          return;
-        }
         const ok = await askNo(ctx, `Approve MCP server ${name} for this project?\n\n${preview.preview.trimEnd()}`, `Yes, approve ${name}`);
         if (!ok) {
           out.info(`piagent: ${name} was not approved`);
           return;
         }
+      } else {
+        out.info(preview.preview.trimEnd());
       }
-      // Without a UI the person typed the command themselves (pi -p "/piagent-mcp approve NAME").
-      // With one, consent covers exactly the preview shown: --digest makes the
-      // CLI refuse if anything changed since.
-      const done = await runJson<Answer>(out, project, "approve", [name, ...extra, "--yes", ...(digest ? ["--digest", digest] : []), "--json"]);
+      // Consent covers exactly the preview shown: --digest makes the CLI
+      // refuse if anything changed since.
+      const done = await runJson<Answer>(out, project, "approve", [name, ...extra, "--yes", "--digest", digest, "--json"]);
       if (done) await changed(ctx, out, project, deps, done);
       return;
     }
