@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"os"
 	"path/filepath"
@@ -476,7 +477,7 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 			// writer came between): approve what it holds, as written.
 			dec, note := a.writtenApproval(g, name, res.Path)
 			if dec != nil {
-				if err := a.record(g.Project, name, dec); err != nil {
+				if err := a.op().Record(g.Project, name, dec); err != nil {
 					approveErr = err
 					break
 				}
@@ -487,13 +488,13 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 			}
 		}
 		if refresh {
-			a.refreshLaunch(project)
+			a.op().RefreshLaunch(project)
 		}
 	}
 	if err == nil {
 		for _, name := range written {
 			if s, ok := g.Server(name); ok && s.Config.Source.File != res.Path && s.Config.Source.File != "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("%s is also defined in %s, which takes precedence", name, display(a.env.Home, g.View.Cwd, s.Config.Source.File)))
+				out.Notes = append(out.Notes, fmt.Sprintf("%s is also defined in %s, which takes precedence", name, ops.Display(a.env.Home, g.View.Cwd, s.Config.Source.File)))
 			}
 		}
 		if !slices.ContainsFunc(g.View.Layers, func(l mcpconfig.Layer) bool { return l.Path == res.Path }) {
@@ -525,7 +526,7 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 		printNeeds(a.env.Stderr, out.Needs)
 	}
 	if approveErr != nil && res.Changed && len(out.Approved) == 0 && a.undoWrite(res) == nil {
-		return fmt.Errorf("nothing was written, %s is as it was: %w", display(a.env.Home, project, res.Path), approveErr)
+		return fmt.Errorf("nothing was written, %s is as it was: %w", ops.Display(a.env.Home, project, res.Path), approveErr)
 	}
 	return approveErr
 }
@@ -557,7 +558,7 @@ func (a *app) writtenApproval(g *gate.Gate, name, file string) (*approval.Decisi
 	var others []string
 	for _, ct := range s.Config.Contributions {
 		if ct.Repository && ct.File != file {
-			others = append(others, display(a.env.Home, g.View.Cwd, ct.File))
+			others = append(others, ops.Display(a.env.Home, g.View.Cwd, ct.File))
 		}
 	}
 	if len(others) > 0 {
@@ -601,16 +602,16 @@ func (a *app) approveFirst(project, lexical string, names func() []string, pre m
 			if dec == nil {
 				continue
 			}
-			if err := a.storeDecision(g.Project, name, dec); err != nil {
+			if err := a.op().StoreDecision(g.Project, name, dec); err != nil {
 				undo()
 				return nil, err
 			}
 			prev, had := before.Get(g.Project, name)
 			undos = append(undos, func() {
 				if had {
-					a.storeDecision(g.Project, name, &prev)
+					a.op().StoreDecision(g.Project, name, &prev)
 				} else {
-					a.storeDecision(g.Project, name, nil)
+					a.op().StoreDecision(g.Project, name, nil)
 				}
 				delete(pre, name)
 			})

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,7 +161,7 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		d.Attention = true
 	}
 	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
-	if a.confine(g.View.Cwd) == nil {
+	if a.op().Confine(g.View.Cwd) == nil {
 		d.Warnings = append(d.Warnings, gate.Warning{Code: "server-sandbox-off",
 			Text: "serverSandbox is off in your policy: every server piagent pi starts runs with everything you have (credentials, piagent's and Pi's files)"})
 	}
@@ -232,7 +233,7 @@ func (a *app) doctorCommand() *cobra.Command {
 
 func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	w := a.env.Stdout
-	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	disp := func(p string) string { return ops.Display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "project: %s\n", g.Project)
 	if g.View.Exclusive {
 		fmt.Fprintf(w, "mode: exclusive (PI_MCP_CONFIG_MODE): only %s is read\n", disp(layerPath(g.View, mcpconfig.LayerPiGlobal)))
@@ -508,7 +509,7 @@ func (a *app) host(g *gate.Gate) hostJSON {
 		h.BuiltinWhy = "kept out of pi sessions by piagent's extension (it takes /mcp, since the adapter is not installed); pi mcp list and pi mcp login still use it"
 	default:
 		h.Builtin = true
-		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))
+		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + ops.Display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))
 		if h.Trust.Trusted {
 			h.BuiltinWhy += " and, since this project is trusted, of .pi/mcp.json"
 		}

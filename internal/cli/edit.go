@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"slices"
 	"strings"
 
@@ -72,7 +73,7 @@ func (a *app) edit(o editOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := a.findServer(g, o.Name)
+	s, err := ops.Server(g, o.Name)
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (a *app) edit(o editOptions) error {
 		}
 		out.DecisionDropped = dropped
 	}
-	a.refreshLaunch(g.Project)
+	a.op().RefreshLaunch(g.Project)
 	out.Notes = append(out.Notes, a.editNotes(verb, s.Name, project)...)
 	if o.JSON {
 		return a.writeJSON(out)
@@ -188,7 +189,7 @@ func (a *app) switchRecord(g *gate.Gate, s *gate.Server, verb string, o editOpti
 		return a.noChange(out, out.File, fmt.Sprintf("%s is already %s for this project", s.Name, editPast[verb]), o.JSON)
 	}
 	if !o.DryRun {
-		a.refreshLaunch(g.Project)
+		a.op().RefreshLaunch(g.Project)
 	}
 	if off {
 		out.Notes = append(out.Notes, "a pi started without 'piagent pi' may still start it; its tool calls are blocked")
@@ -198,7 +199,7 @@ func (a *app) switchRecord(g *gate.Gate, s *gate.Server, verb string, o editOpti
 	}
 	w := a.env.Stdout
 	if o.DryRun {
-		fmt.Fprintf(w, "would %s %s for this project in piagent's own record (%s)\n", verb, s.Name, display(a.env.Home, o.Project, out.File))
+		fmt.Fprintf(w, "would %s %s for this project in piagent's own record (%s)\n", verb, s.Name, ops.Display(a.env.Home, o.Project, out.File))
 		fmt.Fprintln(w, "dry run: nothing written")
 		return nil
 	}
@@ -266,11 +267,11 @@ func (a *app) editNotes(verb, name, project string) []string {
 	}
 	switch {
 	case verb == "remove":
-		return []string{fmt.Sprintf("%s is still defined in %s", name, display(a.env.Home, project, s2.Config.Source.File))}
+		return []string{fmt.Sprintf("%s is still defined in %s", name, ops.Display(a.env.Home, project, s2.Config.Source.File))}
 	case verb == "enable" && s2.State == gate.Disabled:
 		return []string{fmt.Sprintf("%s is still %s", name, s2.Reason)}
 	case verb == "disable" && s2.State != gate.Disabled:
-		return []string{fmt.Sprintf("%s is still on: a higher layer sets disabled for it (%s)", name, display(a.env.Home, project, s2.Config.Source.File))}
+		return []string{fmt.Sprintf("%s is still on: a higher layer sets disabled for it (%s)", name, ops.Display(a.env.Home, project, s2.Config.Source.File))}
 	}
 	return nil
 }
@@ -282,7 +283,7 @@ func (a *app) printEdit(out *writeResultJSON, s *gate.Server, gateProject, proje
 	fmt.Fprintf(w, "%s %s (scope %s)\n", editPast[verb], s.Name, out.Scope)
 	fmt.Fprintf(w, "file: %s\n", out.File)
 	if out.FileRemoved {
-		fmt.Fprintf(w, "removed %s: nothing was left in it\n", display(a.env.Home, project, out.File))
+		fmt.Fprintf(w, "removed %s: nothing was left in it\n", ops.Display(a.env.Home, project, out.File))
 	}
 	if out.DecisionDropped {
 		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, gateProject)
@@ -300,7 +301,7 @@ func (a *app) printEdit(out *writeResultJSON, s *gate.Server, gateProject, proje
 		}
 	}
 	if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) && !out.FileRemoved {
-		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", display(a.env.Home, project, out.File))
+		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", ops.Display(a.env.Home, project, out.File))
 	}
 	for _, n := range out.Notes {
 		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
@@ -377,7 +378,7 @@ func scopeOfFile(cs *mcpconfig.Server, file string) string {
 // foreignRefusal refuses to touch a server defined in another tool's file.
 func (a *app) foreignRefusal(g *gate.Gate, s *gate.Server, verb string) error {
 	cs := s.Config
-	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	disp := func(p string) string { return ops.Display(a.env.Home, g.View.Cwd, p) }
 	file, kind := cs.Source.File, cs.Source.Kind
 	// For enable, the file that matters is the one whose `disabled` wins.
 	if verb == "enable" {
@@ -434,7 +435,7 @@ func (a *app) foreignRefusal(g *gate.Gate, s *gate.Server, verb string) error {
 func (a *app) notInFile(g *gate.Gate, s *gate.Server, file string) error {
 	var in []string
 	for _, ct := range s.Config.Contributions {
-		if d := display(a.env.Home, g.View.Cwd, ct.File); !slices.Contains(in, d) {
+		if d := ops.Display(a.env.Home, g.View.Cwd, ct.File); !slices.Contains(in, d) {
 			in = append(in, d)
 		}
 	}
@@ -460,7 +461,7 @@ func (a *app) dropDecision(project, name string) (bool, error) {
 	if err == nil && data != nil {
 		_, had = data.Get(project, name)
 	}
-	if err := a.record(project, name, nil); err != nil {
+	if err := a.op().Record(project, name, nil); err != nil {
 		return false, err
 	}
 	return had, nil

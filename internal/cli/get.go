@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"maps"
 	"math"
 	"path/filepath"
@@ -123,7 +124,7 @@ func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 	}
 	out.Flags = append(out.Flags, codeFlags(s, owner, g.View.Cwd)...)
 	out.Sandbox = confinement(s, g.View.Cwd)
-	if out.Sandbox == "confined" && a.confine(g.View.Cwd) == nil {
+	if out.Sandbox == "confined" && a.op().Confine(g.View.Cwd) == nil {
 		out.Sandbox = "off: serverSandbox is off in your policy; the server runs with everything you have"
 	}
 	out.Grants, _ = grant.Of(a.env.Home, g.Project, s.Name)
@@ -234,7 +235,7 @@ func (a *app) getCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s, err := a.findServer(g, args[0])
+		s, err := ops.Server(g, args[0])
 		if err != nil {
 			return err
 		}
@@ -267,7 +268,7 @@ func (a *app) renderable(g *gate.Gate, s *gate.Server, d getJSON) error {
 		key, _ = unrenderable(d.Owned, "")
 	}
 	file := s.Config.Source.File
-	where := display(a.env.Home, g.View.Cwd, file)
+	where := ops.Display(a.env.Home, g.View.Cwd, file)
 	last := key[strings.LastIndexAny(key, ".]")+1:]
 	if n := lineOf(file, last); n > 0 {
 		where += fmt.Sprintf(":%d", n)
@@ -308,7 +309,7 @@ func unrenderable(v any, path string) (string, bool) {
 
 func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
-	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	disp := func(p string) string { return ops.Display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "name:        %s\n", s.Name)
 	if s.Reason == "" || s.Reason == s.State {
 		fmt.Fprintf(w, "state:       %s\n", s.State) // not "ready (ready)"
@@ -368,7 +369,7 @@ func (a *app) printFlags(g *gate.Gate, flags []flagJSON) {
 	for _, f := range flags {
 		where := ""
 		if f.File != "" {
-			where = display(a.env.Home, g.View.Cwd, f.File)
+			where = ops.Display(a.env.Home, g.View.Cwd, f.File)
 			if f.Line > 0 {
 				where += fmt.Sprintf(":%d", f.Line)
 			}

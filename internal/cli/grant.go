@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,7 @@ of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
 		if err != nil {
 			return err
 		}
-		s, err := a.findServer(g, args[0])
+		s, err := ops.Server(g, args[0])
 		if err != nil {
 			return err
 		}
@@ -131,7 +132,7 @@ of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
 		if err != nil {
 			return refused(fmt.Errorf("cannot record the grant: %w", err))
 		}
-		a.refreshLaunch(g.Project)
+		a.op().RefreshLaunch(g.Project)
 		if *asJSON {
 			return a.writeJSON(map[string]any{"server": s.Name, "project": g.Project, "grant": got})
 		}

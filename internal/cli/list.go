@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"path/filepath"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -239,7 +240,7 @@ func (a *app) printTable(g *gate.Gate) {
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		cs := s.Config
-		src := display(a.env.Home, g.View.Cwd, cs.Source.File)
+		src := ops.Display(a.env.Home, g.View.Cwd, cs.Source.File)
 		if cs.Source.Kind != "" {
 			src += " (" + cs.Source.Kind + ")"
 		}
@@ -327,11 +328,11 @@ func clip(s string, n int) string {
 // printSkipped names every config file that exists but was not used.
 func (a *app) printSkipped(g *gate.Gate) {
 	for _, s := range g.View.Skipped {
-		where := at(display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
+		where := at(ops.Display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
 		fmt.Fprintf(a.env.Stderr, "%s: warning: skipped %s: %s\n", a.name, where, s.Reason)
 	}
 	for _, s := range g.View.Ignored {
-		fmt.Fprintf(a.env.Stderr, "%s: warning: in %s, %s\n", a.name, display(a.env.Home, g.View.Cwd, s.Path), s.Reason)
+		fmt.Fprintf(a.env.Stderr, "%s: warning: in %s, %s\n", a.name, ops.Display(a.env.Home, g.View.Cwd, s.Path), s.Reason)
 	}
 }
 
@@ -340,7 +341,7 @@ func (a *app) printBlocks(g *gate.Gate) {
 	for _, b := range g.Blocks {
 		fmt.Fprintf(a.env.Stderr, "%s: error: every tool call is blocked: %s\n", a.name, b.Reason)
 		for _, f := range b.Files {
-			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, display(a.env.Home, g.View.Cwd, f))
+			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, ops.Display(a.env.Home, g.View.Cwd, f))
 		}
 		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"maps"
 	"os"
 	"os/exec"
@@ -20,9 +21,7 @@ import (
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
-	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
-	"github.com/piagent/piagent/internal/sandboxexec"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -106,14 +105,14 @@ func (a *app) launchPi(args []string) error {
 	if plan.Refuse != "" {
 		return refused(errors.New(plan.Refuse), plan.Hint)
 	}
-	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
+	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
 	if err != nil {
 		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
 	}
 	// A configuration file the adapter skips takes its servers with it:
 	// say so before Pi starts, with the file, line and column.
 	for _, sk := range g.View.Skipped {
-		where := at(display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
+		where := at(ops.Display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s is skipped (%s): the servers it declares are off in this session; fix the file and start again\n", where, sk.Reason)
 	}
 	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
@@ -388,7 +387,7 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
+		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
 		if err != nil {
 			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
 		}
@@ -396,15 +395,6 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		return nil
 	})
 	return c
-}
-
-// refreshLaunch rewrites the launch configuration after a decision taken
-// inside a session piagent pi started; elsewhere it does nothing. A failure
-// is a warning: the decision itself is recorded.
-func (a *app) refreshLaunch(project string) {
-	if err := launch.Refresh(a.env.Home, project, a.env.Getenv, a.confine(project)); err != nil {
-		fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err)
-	}
 }
 
 // startupWarnings are doctor's warnings for the unapproved repository
@@ -418,21 +408,6 @@ func startupWarnings(g *gate.Gate) []gate.Warning {
 			Text: "without the launcher the adapter may start it before any tool call: " + r.Why + "; start Pi with 'piagent pi'"})
 	}
 	return out
-}
-
-// confine is how the launcher wraps servers: in piagent's server sandbox,
-// unless the user's policy says "serverSandbox": "off" (doctor then warns),
-// or piagent's own path is unknown (then every server would fail to start,
-// which the notice says).
-func (a *app) confine(project string) *launch.Confine {
-	if pol, _ := policy.Load(a.env.Home, project); pol != nil && pol.Err() == nil && pol.ServerSandbox() == policy.ServerSandboxOff {
-		return nil
-	}
-	bin := ""
-	if exe := executables(); len(exe) > 0 {
-		bin = exe[0]
-	}
-	return &launch.Confine{Bin: bin, Lean: sandboxexec.Lean(bin)}
 }
 
 // takeBaseline records the project's git and Pi files before a session.

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
@@ -15,11 +16,15 @@ type app struct {
 	env  Env
 	name string // "piagent" or "piagent-mcp"
 	cat  *catalogueFiles
+	ops  *ops.Ops
 }
 
 // mcpCmd is how this invocation spells the MCP commands in hints.
-func (a *app) mcpCmd() string {
-	if a.name == "piagent-mcp" {
+func (a *app) mcpCmd() string { return mcpCmdOf(a.name) }
+
+// mcpCmdOf spells the MCP commands for the program name the person typed.
+func mcpCmdOf(name string) string {
+	if name == "piagent-mcp" {
 		return "piagent-mcp"
 	}
 	return "piagent mcp"
@@ -27,6 +32,23 @@ func (a *app) mcpCmd() string {
 
 // fix words a fix for the command the person typed.
 func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
+
+// op is the operations layer for this invocation's person.
+func (a *app) op() *ops.Ops {
+	if a.ops == nil {
+		bin := ""
+		if exe := executables(); len(exe) > 0 {
+			bin = exe[0]
+		}
+		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, Now: a.env.now, Bin: bin,
+			Waiting: func(what, holder string) {
+				fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
+			},
+			Warn: func(err error) { fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err) },
+		}
+	}
+	return a.ops
+}
 
 // CommandMemory is the heap a one-shot command grows to before its first
 // collection (gcpolicy.OneShot, set by the main packages); 10,000 servers
@@ -68,7 +90,8 @@ func Main(name string, args []string, env Env) int {
 	})
 	err := root.Execute()
 	var ce *cliError
-	if err != nil && !errors.As(err, &ce) {
+	var oe *ops.Error
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &oe) {
 		// Anything that is not ours comes from cobra's own parsing: usage.
 		err = usageErr(err, fmt.Sprintf("run '%s --help' for usage", name))
 	}
@@ -188,13 +211,14 @@ func (a *app) mcpCommand(use string) *cobra.Command {
 	return c
 }
 
-// run adapts a command body: errors that are not already ours become a
-// refusal with status 1.
+// run adapts a command body: errors that are not already ours (or the
+// operations layer's, which report words) become a refusal with status 1.
 func run(fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		err := fn(c, args)
 		var ce *cliError
-		if err != nil && !errors.As(err, &ce) {
+		var oe *ops.Error
+		if err != nil && !errors.As(err, &ce) && !errors.As(err, &oe) {
 			return refused(err)
 		}
 		return err
@@ -223,7 +247,7 @@ func guardGroups(c *cobra.Command) {
 				// (lst is list, not get).
 				best := s[0]
 				for _, c := range s[1:] {
-					if editDistance(args[0], c) < editDistance(args[0], best) {
+					if ops.EditDistance(args[0], c) < ops.EditDistance(args[0], best) {
 						best = c
 					}
 				}

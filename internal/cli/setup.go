@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -507,17 +508,17 @@ func (a *app) printSetup(out *setupJSON) {
 	w := a.env.Stdout
 	home := a.env.Home
 	if out.Pi != nil {
-		fmt.Fprintf(w, "pi         %s (%s)\n", out.Pi.Version, display(home, "", out.Pi.Path))
+		fmt.Fprintf(w, "pi         %s (%s)\n", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
 	}
 	if out.Node != nil {
-		fmt.Fprintf(w, "node       %s (%s)\n", out.Node.Version, display(home, "", out.Node.Path))
+		fmt.Fprintf(w, "node       %s (%s)\n", out.Node.Version, ops.Display(home, "", out.Node.Path))
 	}
 	would := ""
 	if out.DryRun {
 		would = "would "
 	}
 	if len(out.ExtensionFile) > 0 {
-		fmt.Fprintf(w, "extension  %swrite %s (%d files)\n", would, display(home, "", out.Extension), len(out.ExtensionFile))
+		fmt.Fprintf(w, "extension  %swrite %s (%d files)\n", would, ops.Display(home, "", out.Extension), len(out.ExtensionFile))
 	}
 	for _, act := range out.Actions {
 		verb := "ran"
@@ -530,7 +531,7 @@ func (a *app) printSetup(out *setupJSON) {
 		fmt.Fprintln(w, "packages   nothing to install: Pi's packages already hold what setup installs")
 	}
 	if pr := out.Preset; pr != nil {
-		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, display(home, "", pr.File))
+		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, ops.Display(home, "", pr.File))
 		skipped := false
 		for _, s := range pr.Servers {
 			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
@@ -623,15 +624,15 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 		fmt.Fprintf(w, "%-10s %-8s %s\n", name, orDash(version), where)
 	}
 	if out.Pi != nil {
-		row("pi", out.Pi.Version, display(home, "", out.Pi.Path))
+		row("pi", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
 	} else {
 		row("pi", "", "missing")
 	}
 	if out.Node != nil {
-		row("node", out.Node.Version, display(home, "", out.Node.Path))
+		row("node", out.Node.Version, ops.Display(home, "", out.Node.Path))
 	}
 	if e := out.Extension; e != nil {
-		row("extension", e.Version, fmt.Sprintf("%s (packages[%d])", display(home, "", e.Path), e.Index))
+		row("extension", e.Version, fmt.Sprintf("%s (packages[%d])", ops.Display(home, "", e.Path), e.Index))
 	} else {
 		row("extension", "", "missing")
 	}
@@ -643,7 +644,7 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 		row("adapter", "", "not wanted (setup --no-mcp)")
 	}
 	if pb := out.Piagent; pb != nil {
-		row("piagent", pb.Version, display(home, "", pb.Path)+" ("+pb.Via+")")
+		row("piagent", pb.Version, ops.Display(home, "", pb.Path)+" ("+pb.Via+")")
 	} else {
 		row("piagent", "", "missing")
 	}
@@ -653,7 +654,7 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 	case out.Extension != nil && out.Adapter != nil:
 		fmt.Fprintln(w, "order      the adapter loads before the piagent extension")
 	}
-	fmt.Fprintf(w, "settings   %s\n", display(home, "", out.Settings))
+	fmt.Fprintf(w, "settings   %s\n", ops.Display(home, "", out.Settings))
 	for _, p := range out.Problems {
 		fmt.Fprintf(w, "problem: %s\n  fix: %s\n", p.Reason, p.Fix)
 	}
@@ -743,15 +744,15 @@ func (a *app) uninstall(o uninstallOptions) error {
 				seeded = pr.Servers
 			}
 		}
-		what := []string{display(home, "", registry.ApprovalStore(home)) + " (every approval decision)"}
+		what := []string{ops.Display(home, "", registry.ApprovalStore(home)) + " (every approval decision)"}
 		for _, f := range purgeable(home)[1:] {
 			if _, err := os.Lstat(f); err == nil {
-				what = append(what, display(home, "", f))
+				what = append(what, ops.Display(home, "", f))
 			}
 		}
 		if len(seeded) > 0 {
 			what = append(what, fmt.Sprintf("the %s servers setup seeded into %s, where they still match their baseline (%s)",
-				rec.Preset, display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
+				rec.Preset, ops.Display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
 		}
 		if !yes {
 			if !a.env.Interactive {
@@ -793,8 +794,8 @@ func (a *app) uninstall(o uninstallOptions) error {
 	store := registry.ApprovalStore(home)
 	global := filepath.Join(home, ".config", "mcp", "mcp.json")
 	if !purge {
-		out.Kept = append(out.Kept, display(home, "", global)+": MCP configuration (--purge removes the preset's servers)",
-			display(home, "", store)+": approval decisions (--purge removes them)")
+		out.Kept = append(out.Kept, ops.Display(home, "", global)+": MCP configuration (--purge removes the preset's servers)",
+			ops.Display(home, "", store)+": approval decisions (--purge removes them)")
 	} else {
 		if len(seeded) > 0 {
 			if err := a.purgeSeeded(global, seeded, &out); err != nil {
@@ -807,7 +808,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 			}
 		}
 		if _, err := os.Lstat(registry.UserPolicy(home)); err == nil {
-			out.Kept = append(out.Kept, display(home, "", registry.UserPolicy(home))+": your tool policy, written by you")
+			out.Kept = append(out.Kept, ops.Display(home, "", registry.UserPolicy(home))+": your tool policy, written by you")
 		}
 	}
 	out.Changed = len(out.Actions) > 0 || len(out.Removed) > 0
@@ -819,7 +820,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 		fmt.Fprintf(w, "ran: %s\n", act.Command)
 	}
 	for _, r := range out.Removed {
-		fmt.Fprintf(w, "removed %s\n", display(home, "", r))
+		fmt.Fprintf(w, "removed %s\n", ops.Display(home, "", r))
 	}
 	for _, k := range out.Kept {
 		fmt.Fprintf(w, "kept %s\n", k)
@@ -861,7 +862,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 	}
 	for _, id := range seeded {
 		if !slices.Contains(removed, id) {
-			out.Kept = append(out.Kept, display(home, "", global)+": "+id+" (absent, or no longer the baseline)")
+			out.Kept = append(out.Kept, ops.Display(home, "", global)+": "+id+" (absent, or no longer the baseline)")
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"slices"
 	"sort"
@@ -226,7 +227,7 @@ func (a *app) reportedChange(g *gate.Gate, s *gate.Server) (catalogue.Pin, catal
 // With dryRun it records nothing; with asJSON the answer is previewJSON,
 // the words it shows inside it.
 func (a *app) approveTools(g *gate.Gate, name string, yes, dryRun, asJSON bool) error {
-	s, err := a.findServer(g, name)
+	s, err := ops.Server(g, name)
 	if err != nil {
 		return err
 	}
@@ -285,7 +286,7 @@ func (a *app) approveTools(g *gate.Gate, name string, yes, dryRun, asJSON bool) 
 			return refused(fmt.Errorf("cannot record the tools of %s: %w", s.Name, err))
 		}
 	}
-	a.refreshLaunch(g.Project)
+	a.op().RefreshLaunch(g.Project)
 	fmt.Fprintf(w, "accepted the tools of %s as they are now\n", s.Name)
 	return answer(true)
 }
