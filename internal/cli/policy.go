@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piagent/piagent/internal/ops"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/policy"
@@ -122,20 +121,9 @@ func (a *app) policyShow() *cobra.Command {
 func (a *app) effectiveMode(c *cobra.Command, p *policy.Policy) (mode, why string, err error) {
 	dir, derr := a.projectDir(c)
 	if derr != nil {
-		return p.Mode(), "the policy's default", nil
+		return p.Mode(), ops.ModeDefault, nil
 	}
-	key, kerr := approval.ProjectKey(dir)
-	if kerr != nil {
-		return p.Mode(), "the policy's default", nil
-	}
-	choice, err := policy.ProjectModeChoice(a.env.Home, key)
-	switch {
-	case err != nil:
-		return policy.ModeReadOnly, "the mode store cannot be read: the narrowest mode", err
-	case choice != "":
-		return choice, "chosen for this project", nil
-	}
-	return p.Mode(), "the policy's default", nil
+	return a.op().EffectiveMode(dir, p.Mode())
 }
 
 // readCall reads one {"toolName", "input"} object from stdin.
@@ -268,39 +256,18 @@ func (a *app) policyMode() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		key, err := approval.ProjectKey(dir)
+		mode := ""
+		if len(args) == 1 {
+			mode = args[0]
+		}
+		choice, err := a.op().SetMode(dir, len(args) == 1 || *forget, mode)
 		if err != nil {
 			return err
 		}
-		if len(args) == 1 || *forget {
-			mode := ""
-			if len(args) == 1 {
-				mode = args[0]
-				if !slices.Contains(policy.Modes, mode) {
-					err := fmt.Errorf("unknown mode %q (modes: %s)", mode, strings.Join(policy.Modes, ", "))
-					for _, m := range policy.Modes {
-						if strings.EqualFold(m, mode) {
-							// Modes are camelCase: readonly is readOnly.
-							return usageErr(err, "did you mean '"+m+"'? piagent policy mode "+m)
-						}
-					}
-					return usageErr(err)
-				}
-			}
-			if err := policy.SetProjectMode(a.env.Home, key, mode); err != nil {
-				return refused(err, "piagent never overwrites a file it cannot read: fix it, or remove it (rm "+registry.ModeStore(a.env.Home)+") and choose again")
-			}
-		}
-		mode, err := policy.ProjectModeChoice(a.env.Home, key)
-		if err != nil {
-			return refused(fmt.Errorf("%w; until it is fixed every tool call is decided in mode readOnly", err),
-				"piagent never overwrites a file it cannot read: fix it, or remove it ("+"rm "+registry.ModeStore(a.env.Home)+") and choose again")
-		}
-		if mode == "" {
-			p, _ := policy.Load(a.env.Home, dir)
-			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", p.Mode())
+		if choice.Mode == "" {
+			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", choice.Default)
 		} else {
-			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", mode, key, registry.ModeStore(a.env.Home))
+			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", choice.Mode, choice.Project, choice.Store)
 		}
 		return nil
 	})
