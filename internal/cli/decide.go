@@ -188,7 +188,7 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
-	a.toolsOf(g, s).preview(w, s.Name)
+	previewTools(w, a.op().Tools(g, s), s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
 	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
 		fmt.Fprintf(w, "grants: read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))

@@ -50,7 +50,7 @@ type doctorJSON struct {
 	Host hostJSON `json:"host"`
 	// Tools are the servers whose catalogue differs from its pin or hides
 	// content (issue 21), by name.
-	Tools map[string]toolsView `json:"tools"`
+	Tools map[string]ops.Tools `json:"tools"`
 	// Stopped are the servers whose last confined run failed, by name.
 	Stopped map[string]lastRunJSON `json:"stopped"`
 	// Quarantines are this project's unexamined quarantines: what a
@@ -112,13 +112,13 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}, Stopped: map[string]lastRunJSON{}}
+		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]ops.Tools{}, Stopped: map[string]lastRunJSON{}}
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		if gate.Blocks(s.State) {
 			continue
 		}
-		if v := a.toolsOf(g, s); v.Err != "" || v.waiting() {
+		if v := a.op().Tools(g, s); v.Err != "" || v.Waiting() {
 			d.Tools[s.Name] = v
 			d.Attention = true
 		}
@@ -266,7 +266,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	for _, s := range g.Servers {
 		if v, ok := d.Tools[s.Name]; ok {
 			fmt.Fprintf(w, "\n%s offers the model something new (→ %s approve %s --tools after reading it):\n", s.Name, a.mcpCmd(), s.Name)
-			v.print(w, s.Name)
+			printTools(w, v, s.Name)
 		}
 	}
 	for _, s := range g.Servers {

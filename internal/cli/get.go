@@ -56,7 +56,7 @@ type getJSON struct {
 	// passEnv. Names only, never values; empty for a remote server.
 	Environment []string `json:"environment"`
 	// Tools is what the server offers the model against its catalogue pin.
-	Tools toolsView `json:"tools"`
+	Tools ops.Tools `json:"tools"`
 	// LastRun is how the server's last confined run ended, when it failed:
 	// the sandbox may have stopped it (Fix names the grant).
 	LastRun *lastRunJSON `json:"lastRun,omitempty"`
@@ -83,7 +83,7 @@ type flagJSON struct {
 // masked and are flagged with their file and line. Values from the user's
 // own files stay masked. Code-loading variables are always shown.
 func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
-	out := getJSON{serverJSON: a.serverRow(g, s), PinnedFiles: s.Pinned, Flags: []flagJSON{}, Tools: a.toolsOf(g, s)}
+	out := getJSON{serverJSON: a.serverRow(g, s), PinnedFiles: s.Pinned, Flags: []flagJSON{}, Tools: a.op().Tools(g, s)}
 	if out.PinnedFiles == nil {
 		out.PinnedFiles = []gate.PinnedFile{}
 	}
@@ -361,7 +361,7 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	}
 	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
 	a.printFlags(g, d.Flags)
-	a.toolsOf(g, s).print(w, s.Name)
+	printTools(w, a.op().Tools(g, s), s.Name)
 }
 
 // printFlags lists what a person should look at before approving.

@@ -15,7 +15,6 @@ import (
 type app struct {
 	env  Env
 	name string // "piagent" or "piagent-mcp"
-	cat  *catalogueFiles
 	ops  *ops.Ops
 }
 
@@ -40,7 +39,7 @@ func (a *app) op() *ops.Ops {
 		if exe := executables(); len(exe) > 0 {
 			bin = exe[0]
 		}
-		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, Now: a.env.now, Bin: bin,
+		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Bin: bin,
 			Waiting: func(what, holder string) {
 				fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
 			},

@@ -25,9 +25,10 @@ import (
 // Ops runs verbs for one person. Its zero value is not useful: Home is
 // required; the callbacks may be nil.
 type Ops struct {
-	Home   string
-	Getenv func(string) string
-	Now    func() time.Time
+	Home      string
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
+	Now       func() time.Time
 	// Bin is piagent's own executable, for the launcher's server sandbox
 	// ("" when unknown: every confined server would fail to start).
 	Bin string
@@ -36,6 +37,8 @@ type Ops struct {
 	// Warn is told of a failure that does not stop the verb (the launch
 	// file could not be refreshed).
 	Warn func(error)
+
+	cat *catalogueFiles // read once
 }
 
 func (o *Ops) now() time.Time {
