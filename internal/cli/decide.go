@@ -3,13 +3,13 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // decisionJSON is the --json answer of approve and reject.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/netproxy"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"slices"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/registry"
 )

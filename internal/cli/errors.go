@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // Exit statuses shared by every command.

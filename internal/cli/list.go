@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"path/filepath"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 )

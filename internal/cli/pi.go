@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"maps"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"

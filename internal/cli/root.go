@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/ops/verbs"
 	"github.com/spf13/cobra"
 )
@@ -35,11 +35,7 @@ func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
 // op is the operations layer for this invocation's person.
 func (a *app) op() *ops.Ops {
 	if a.ops == nil {
-		bin := ""
-		if exe := executables(); len(exe) > 0 {
-			bin = exe[0]
-		}
-		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Bin: bin,
+		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Binaries: executables(),
 			Waiting: func(what, holder string) {
 				fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
 			},

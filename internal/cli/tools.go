@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/piagent/piagent/internal/ops"
 	"io"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // printTools shows what changed, each changed or new tool's description

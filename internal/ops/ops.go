@@ -29,9 +29,9 @@ type Ops struct {
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
 	Now       func() time.Time
-	// Bin is piagent's own executable, for the launcher's server sandbox
-	// ("" when unknown: every confined server would fail to start).
-	Bin string
+	// Binaries are piagent's own executables, the first the one running
+	// (none when unknown: every confined server would then fail to start).
+	Binaries []string
 	// Waiting is told who holds the lock of what a verb waits for.
 	Waiting func(what, holder string)
 	// Warn is told of a failure that does not stop the verb (the launch
@@ -213,7 +213,11 @@ func (o *Ops) Confine(project string) *launch.Confine {
 	if pol, _ := policy.Load(o.Home, project); pol != nil && pol.Err() == nil && pol.ServerSandbox() == policy.ServerSandboxOff {
 		return nil
 	}
-	return &launch.Confine{Bin: o.Bin, Lean: sandboxexec.Lean(o.Bin)}
+	bin := ""
+	if len(o.Binaries) > 0 {
+		bin = o.Binaries[0]
+	}
+	return &launch.Confine{Bin: bin, Lean: sandboxexec.Lean(bin)}
 }
 
 // RefreshLaunch rewrites the launcher's file of what may run after a
