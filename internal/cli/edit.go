@@ -31,7 +31,7 @@ func (a *app) editCommand(verb string) *cobra.Command {
 		Short:   editShort[verb],
 		Args:    exactArgs(1, "NAME"),
 	}
-	scope := c.Flags().String("scope", "", "the file to write: "+strings.Join(writeScopes, ", ")+" (default: where the server is defined)")
+	scope := c.Flags().String("scope", "", "the file to write: "+strings.Join(ops.WriteScopes, ", ")+" (default: where the server is defined)")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
@@ -81,7 +81,7 @@ func (a *app) edit(o editOptions) error {
 	out.Name, out.DryRun = s.Name, o.DryRun
 	var target string
 	if o.ScopeSet {
-		sf, err := a.scopeFile(o.Scope, project)
+		sf, err := a.op().ScopeFile(o.Scope, project)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (a *app) edit(o editOptions) error {
 		if target, err = a.editTarget(g, s, verb); err != nil {
 			return err
 		}
-		out.Scope = a.scopeOfPath(target, project)
+		out.Scope = a.op().ScopeOfPath(target, project)
 		if out.Scope == "" {
 			out.Scope = scopeOfFile(s.Config, target)
 		}
@@ -116,7 +116,7 @@ func (a *app) edit(o editOptions) error {
 	// enable of a repository server takes back what disable wrote; a
 	// .pi/mcp.json left holding nothing goes with it (issue 23, item 7).
 	opts := mcpedit.Options{DryRun: o.DryRun, RemoveIfEmpty: verb == "enable" && s.Repository}
-	res, err := a.editFileOpts(g, target, paths.Within(project, target), opts, func(d *mcpedit.Doc) error {
+	res, err := a.op().EditFile(g, target, paths.Within(project, target), opts, func(d *mcpedit.Doc) error {
 		switch verb {
 		case "remove":
 			if !d.RemoveServer(s.Name) {
@@ -328,7 +328,7 @@ func (a *app) editTarget(g *gate.Gate, s *gate.Server, verb string) (string, err
 		return "", a.foreignRefusal(g, s, verb)
 	}
 	if verb != "remove" && s.Repository {
-		sf, err := a.scopeFile(mcpconfig.ScopePiProject, g.View.Cwd)
+		sf, err := a.op().ScopeFile(mcpconfig.ScopePiProject, g.View.Cwd)
 		return sf.Path, err
 	}
 	if verb == "enable" {

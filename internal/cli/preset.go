@@ -12,6 +12,7 @@ import (
 
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/preset"
 )
 
@@ -48,7 +49,7 @@ func (a *app) presetFlags(c *cobra.Command) {
 	// read them when asked.
 	name := c.Flags().String("preset", "", "apply a preset by name (--list shows them)")
 	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(writeScopes, ", "))
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(ops.WriteScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
@@ -105,7 +106,7 @@ func (a *app) presetCommand() *cobra.Command {
 			return preset.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(writeScopes, ", "))
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
@@ -222,7 +223,7 @@ func (a *app) applyPreset(o presetOptions) error {
 	if !ok {
 		return usageErr(fmt.Errorf("no preset named %q", name), "presets: "+strings.Join(preset.Names(), ", "))
 	}
-	sf, err := a.scopeFile(scope, project)
+	sf, err := a.op().ScopeFile(scope, project)
 	if err != nil {
 		return err
 	}
@@ -236,9 +237,9 @@ func (a *app) applyPreset(o presetOptions) error {
 	eo := mcpedit.Options{DryRun: dryRun}
 	pre := map[string]string{}
 	if sf.Repository {
-		eo.Prepare = a.approveFirst(project, sf.Path, func() []string { return written }, pre)
+		eo.Prepare = a.op().ApproveFirst(project, sf.Path, func() []string { return written }, pre)
 	}
-	res, err := a.editFileOpts(g, sf.Path, sf.Repository, eo, func(d *mcpedit.Doc) error {
+	res, err := a.op().EditFile(g, sf.Path, sf.Repository, eo, func(d *mcpedit.Doc) error {
 		out.Servers, written, settings = nil, nil, nil
 		for _, id := range p.Servers {
 			b, ok := preset.Baseline(id)

@@ -840,7 +840,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 		return nil
 	}
 	var removed []string
-	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), lockName(global)), Waiting: a.waitingFor(global)}
+	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), ops.LockName(global)), Waiting: a.waitingFor(global)}
 	res, err := mcpedit.Update(global, o, func(d *mcpedit.Doc) error {
 		removed = nil
 		for _, id := range seeded {
