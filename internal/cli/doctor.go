@@ -19,12 +19,9 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/netproxy"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/registry"
-	"github.com/piagent/piagent/internal/safefile"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
-	"github.com/piagent/piagent/internal/setup"
 )
 
 type dockerJSON struct {
@@ -64,33 +61,9 @@ type doctorJSON struct {
 	Watch string `json:"watch"`
 }
 
-type hostJSON struct {
-	Pi      string `json:"pi,omitempty"` // its executable; "" when none was found
-	Version string `json:"version,omitempty"`
-	// Adapter: pi-mcp-adapter is among Pi's packages; Ordered: it loads
-	// after piagent's extension.
-	Adapter bool `json:"adapter"`
-	Ordered bool `json:"ordered"`
-	// Extension: piagent's extension is among Pi's packages.
-	Extension bool `json:"extension"`
-	// Builtin says whether Pi's own MCP client is active in a plain `pi`
-	// session here, and BuiltinWhy why.
-	Builtin    bool         `json:"builtinMCP"`
-	BuiltinWhy string       `json:"builtinWhy"`
-	Trust      pihost.Trust `json:"trust"`
-	Meaning    []string     `json:"meaning"`
-	// BuiltinServers is what Pi's built-in client reads here (Pi ≥ 0.99):
-	// what `pi mcp list` and `pi mcp login` connect, and what a plain pi
-	// session would when neither the adapter nor piagent's extension takes
-	// its place. Each carries the gate's state of the server of that name.
-	BuiltinServers []builtinRow `json:"builtinServers"`
-	BuiltinErrors  []string     `json:"builtinErrors"`
-}
-
-type builtinRow struct {
-	mcpconfig.BuiltinServer
-	State string `json:"state"` // the gate's state, or "yours" for a server of your own file
-}
+// hostJSON is ops.Host: the Pi that runs here, and what its version
+// implies.
+type hostJSON = ops.Host
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
 var dockerCheck = func(ctx context.Context) error {
@@ -454,75 +427,8 @@ func sandboxLine(st sandbox.Status) string {
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
 
-// host describes the Pi that runs here: its version, whether the adapter
-// and piagent's extension are installed in order, whether Pi's built-in MCP
-// client is active for a plain session and why, and the project's trust.
-func (a *app) host(g *gate.Gate) hostJSON {
-	h := hostJSON{Meaning: []string{}, BuiltinServers: []builtinRow{}}
-	agentDir := g.View.AgentDir
-	h.Trust = pihost.ProjectTrust(agentDir, g.View.Cwd)
-	bv := mcpconfig.Builtin(agentDir, g.View.Cwd, h.Trust.Trusted)
-	h.BuiltinErrors = bv.Errors
-	for _, b := range bv.Servers {
-		row := builtinRow{BuiltinServer: b, State: "yours"}
-		if b.Repository {
-			row.State = gate.PendingApproval
-			if s, ok := g.Server(b.Name); ok {
-				row.State = s.State
-			}
-			if row.State == gate.Disabled && b.Enabled {
-				// disabled: true switches the adapter off, not the built-in
-				row.State = "disabled for the adapter only; 'piagent-mcp disable " + b.Name + "' writes enabled: false too"
-			}
-		}
-		h.BuiltinServers = append(h.BuiltinServers, row)
-	}
-	extension := false
-	if data, err := safefile.Read(filepath.Join(agentDir, "settings.json"), safefile.Options{}); err == nil {
-		if entries, err := setup.ParsePackages(data); err == nil {
-			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, setup.ReadManifest)
-			st := setup.Inspect(pkgs, extensionDir(a.env.Home))
-			h.Adapter = st.Adapter != nil
-			h.Ordered = st.Extension != nil && st.Ordered()
-			extension = st.Extension != nil
-		}
-	}
-	h.Extension = extension
-	pi, _, err := a.findPi()
-	if err != nil {
-		h.BuiltinWhy = "unknown: Pi was not found"
-		return h
-	}
-	h.Pi = pi
-	v, err := a.piVersion(pi)
-	if err != nil {
-		h.BuiltinWhy = "unknown: Pi's version cannot be read"
-		return h
-	}
-	h.Version = v.String()
-	switch {
-	case !pihost.HasBuiltinMCP(v):
-		h.BuiltinWhy = "none in Pi " + v.String()
-	case h.Adapter:
-		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp); pi mcp list and pi mcp login still use it"
-	case extension:
-		h.BuiltinWhy = "kept out of pi sessions by piagent's extension (it takes /mcp, since the adapter is not installed); pi mcp list and pi mcp login still use it"
-	default:
-		h.Builtin = true
-		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + ops.Display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))
-		if h.Trust.Trusted {
-			h.BuiltinWhy += " and, since this project is trusted, of .pi/mcp.json"
-		}
-		h.Meaning = append(h.Meaning, "plain pi here starts MCP servers without asking piagent; start Pi with 'piagent pi' (it passes --no-mcp) or run 'piagent setup' to install the adapter")
-	}
-	if h.Trust.Trusted {
-		h.Meaning = append(h.Meaning, "this project is trusted: Pi loads its .pi/extensions, .pi/settings.json and .pi/mcp.json; piagent gates the MCP servers, not the extensions")
-	}
-	if pihost.HasBuiltinMCP(v) && !pihost.CanSwitchOffMCP(v) {
-		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before "+pihost.NoMCPFlag.String())
-	}
-	return h
-}
+// host describes the Pi that runs here (ops.Host).
+func (a *app) host(g *gate.Gate) hostJSON { return a.op().Host(g, extensionDir(a.env.Home)) }
 
 // piCacheWarnings: plain pi keeps the code it loads at its next start
 // (jiti's transpiled extensions, piagent's guard among them, and Node's

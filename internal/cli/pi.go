@@ -242,24 +242,7 @@ func safeWord(s string) bool {
 }
 
 // piVersion reads Pi's version once per start, by pihost's one rule.
-func (a *app) piVersion(pi string) (pihost.Version, error) {
-	v, _, err := pihost.ReadVersion(pi, a.output)
-	if err == nil {
-		return v, nil
-	}
-	if errors.Is(err, pihost.ErrVersion) {
-		err = nil
-	}
-	return pihost.Version{}, refused(fmt.Errorf("cannot tell which Pi %s is (pi --version: %v), and how it starts MCP servers depends on it", pi, orErr(err, "no version printed")),
-		"check that '"+pi+" --version' prints a version, or point PIAGENT_PI at Pi's package executable (dist/bundle/cli.js)")
-}
-
-func orErr(err error, s string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return s
-}
+func (a *app) piVersion(pi string) (pihost.Version, error) { return a.op().PiVersion(pi) }
 
 // adapterLoaded reports whether this Pi session will load pi-mcp-adapter.
 // A settings file that cannot be read counts as loading it: Pi then decides,
@@ -291,24 +274,8 @@ func launchNotice(g *gate.Gate, held []launch.Held) []string {
 	return out
 }
 
-// findPi is PIAGENT_PI, which must be an executable file, or pi on PATH
-// (pihost.Find), with the fix for each way it is not there.
-func (a *app) findPi() (path, via string, err error) {
-	p, via, err := pihost.Find(a.env.Getenv, a.env.Home, a.env.Dir)
-	switch {
-	case errors.Is(err, pihost.ErrNotFound):
-		return "", "", refused(err,
-			"install Pi: "+pihost.Install(),
-			"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
-	case errors.Is(err, pihost.ErrNotExecutable):
-		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s is not an executable file", p),
-			"chmod +x it, or point PIAGENT_PI at Pi's executable")
-	case err != nil:
-		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s: %v", p, unwrapPathErr(err)),
-			"point PIAGENT_PI at Pi's executable, for example <npm prefix>/lib/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
-	}
-	return p, via, nil
-}
+// findPi is PIAGENT_PI, or pi on PATH (ops.FindPi).
+func (a *app) findPi() (path, via string, err error) { return a.op().FindPi() }
 
 // withEnv is environ with the given variables set, every earlier assignment
 // of them removed.

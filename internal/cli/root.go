@@ -35,7 +35,7 @@ func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
 // op is the operations layer for this invocation's person.
 func (a *app) op() *ops.Ops {
 	if a.ops == nil {
-		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Binaries: executables(),
+		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Binaries: executables(), Dir: a.env.Dir, Output: a.output,
 			Waiting: func(what, holder string) {
 				fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
 			},

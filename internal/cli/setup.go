@@ -184,9 +184,13 @@ func (p *probe) findPi(a *app) {
 	if err != nil {
 		prob := setup.Problem{Code: "pi-missing", Reason: err.Error(),
 			Fix: "install Pi (" + pihost.Install() + "), or set PIAGENT_PI to its executable"}
-		var ce *cliError
-		if errors.As(err, &ce) && len(ce.hints) > 0 {
-			prob.Fix = strings.Join(ce.hints, "; ")
+		var oe *ops.Error
+		if errors.As(err, &oe) && len(oe.Hints) > 0 {
+			var hints []string
+			for _, h := range oe.Hints {
+				hints = append(hints, a.fix(h))
+			}
+			prob.Fix = strings.Join(hints, "; ")
 		}
 		p.problems = append(p.problems, prob)
 		return

@@ -29,6 +29,11 @@ type Ops struct {
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
 	Now       func() time.Time
+	// Dir is the working directory (PIAGENT_PI may be relative to it).
+	Dir string
+	// Output runs a short query of another program (pi --version) and
+	// returns what it printed.
+	Output func(argv ...string) (string, error)
 	// Binaries are piagent's own executables, the first the one running
 	// (none when unknown: every confined server would then fail to start).
 	Binaries []string
