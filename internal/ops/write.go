@@ -79,12 +79,14 @@ func (o *Ops) EditFile(g *gate.Gate, path string, repository bool, opt mcpedit.O
 	})
 	var oe *Error
 	switch {
-	case err == nil, own != nil && errors.Is(err, own), errors.As(err, &oe):
-		return res, err
+	case err == nil:
+		return res, nil
 	case errors.Is(err, mcpedit.ErrInvalid):
 		return res, refused(err, text("fix the file by hand; piagent never overwrites a file it cannot parse"))
 	case errors.Is(err, mcpedit.ErrOutside):
 		return res, refused(err, text("a repository's config must not lead out of the repository; edit the file it points to yourself"))
+	case own != nil && errors.Is(err, own), errors.As(err, &oe):
+		return res, err
 	}
 	return res, refused(err)
 }
