@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/engine"
-	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
@@ -32,28 +30,16 @@ func (a *app) policyCommand() *cobra.Command {
 	return c
 }
 
-// engine is the same decision engine the Pi extension asks, for the
-// command's project.
-func (a *app) engine(c *cobra.Command) (*engine.Engine, error) {
-	dir, err := a.projectDir(c)
-	if err != nil {
-		return nil, err
-	}
-	return a.newEngine(dir), nil
-}
-
-func (a *app) newEngine(dir string) *engine.Engine {
-	return &engine.Engine{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Binaries: executables()}
-}
-
 func (a *app) policyShow() *cobra.Command {
 	c := &cobra.Command{Use: "show", Short: "Print the effective policy and where each part came from", Args: cobra.NoArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		p, err := s.Policy()
 		if err != nil {
 			return err
@@ -148,25 +134,27 @@ func (a *app) policyCheck() *cobra.Command {
 	}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
-		var call guard.Call
+		var call ops.Call
 		if err := a.readCall(&call); err != nil {
 			return err
 		}
 		if call.ToolName == "" {
 			return usagef("the tool call has no toolName")
 		}
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		d := s.Check(call)
 		if *asJSON {
 			// The fix in words, for the command line (the helper protocol
 			// carries it as data).
 			out := struct {
-				guard.Decision
+				ops.CallDecision
 				Fix string `json:"fix,omitempty"`
-			}{Decision: d}
+			}{CallDecision: d}
 			if d.Fix != nil {
 				out.Fix = d.Fix.String()
 			}
@@ -187,9 +175,9 @@ func (a *app) policyCheck() *cobra.Command {
 			}
 		}
 		switch d.Action {
-		case guard.Block:
+		case ops.Block:
 			return attention()
-		case guard.Confirm:
+		case ops.Confirm:
 			return &cliError{code: exitConfirm, err: errors.New("needs confirmation"), quiet: true}
 		}
 		return nil
@@ -217,10 +205,12 @@ func (a *app) policyRedact() *cobra.Command {
 		if len(in.Content) == 0 {
 			return usagef("the tool result has no content")
 		}
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		out, err := s.Redact(in.ToolName, in.Input, in.Content)
 		if err != nil {
 			return usageErr(err)
