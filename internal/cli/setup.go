@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	piext "github.com/piagent/piagent/extensions/pi"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/ops"
@@ -271,24 +270,6 @@ func (a *app) runPiPackage(pi string, act setup.Action) error {
 	return nil
 }
 
-// extensionFilesToWrite lists the embedded extension's files that dir lacks
-// or holds differently.
-func extensionFilesToWrite(dir string) []string {
-	var out []string
-	src := piext.Files()
-	_ = fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		want, err := fs.ReadFile(src, p)
-		if err != nil || !same(filepath.Join(dir, filepath.FromSlash(p)), want) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 // seedPreset applies a preset to the global scope exactly as
 // `piagent mcp --preset NAME --scope global --replace` does, through the
 // same code, and returns its JSON answer instead of printing it.
@@ -326,7 +307,7 @@ func (a *app) setup(o setupOptions) error {
 	plan := setup.MakePlan(p.pkgs, want)
 	out := setupJSON{
 		Action: "setup", DryRun: dryRun, Pi: p.pi, Node: p.node, Settings: p.settings, Extension: extDir,
-		ExtensionFile: extensionFilesToWrite(extDir), Actions: []actionJSON{}, Problems: plan.Problems,
+		ExtensionFile: ops.ExtensionFilesToWrite(extDir), Actions: []actionJSON{}, Problems: plan.Problems,
 		Needs: []needJSON{}, Record: registry.SetupRecord(home), AddsAdapter: plan.AddsAdapter,
 	}
 	for _, act := range plan.Actions {
@@ -421,7 +402,7 @@ func (a *app) setup(o setupOptions) error {
 // in order. When one fails, the record keeps what did happen (so uninstall
 // still knows) and the error says what is left.
 func (a *app) runSetupPlan(p *probe, plan setup.Plan, out *setupJSON, rec, next setup.Record, asJSON bool) error {
-	written, err := writeExtension(piext.Files(), out.Extension)
+	written, err := ops.WriteExtension(ops.Extension(), out.Extension)
 	if err != nil {
 		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
 	}
@@ -581,7 +562,7 @@ func (a *app) setupCheck(asJSON bool) error {
 	out.Extension, out.Adapter, out.Ordered = st.Extension, st.Adapter, st.Ordered()
 	out.Problems = append(out.Problems, st.Problems(want)...)
 	if st.Extension != nil {
-		if files := extensionFilesToWrite(extDir); len(files) > 0 {
+		if files := ops.ExtensionFilesToWrite(extDir); len(files) > 0 {
 			out.Problems = append(out.Problems, setup.Problem{Code: "extension-files",
 				Reason: fmt.Sprintf("the extension's files in %s are missing or differ from this binary's", extDir),
 				Fix:    "run 'piagent setup' (or: piagent extension path)"})
