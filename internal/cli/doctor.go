@@ -143,16 +143,11 @@ func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 		if s.State == gate.Disabled || s.Config == nil {
 			continue
 		}
-		owner := map[string]mcpconfig.Contribution{}
-		for _, c := range s.Config.Contributions {
-			for k := range c.Entry {
-				owner[k] = c
-			}
-		}
-		if c := confinement(s, g.View.Cwd); strings.HasPrefix(c, "not confined") {
+		owner := ops.Owners(s)
+		if c := ops.Confinement(s, g.View.Cwd); strings.HasPrefix(c, "not confined") {
 			d.Warnings = append(d.Warnings, gate.Warning{Code: "not-confined", Server: s.Name, Text: c})
 		}
-		for _, f := range codeFlags(s, owner, g.View.Cwd) {
+		for _, f := range ops.CodeFlags(s, owner, g.View.Cwd) {
 			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})
 		}
 	}

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -102,21 +99,4 @@ func listOr(l []string) string {
 		return "-"
 	}
 	return strings.Join(l, ", ")
-}
-
-// confinement says how a server runs under piagent pi: "confined",
-// "not confined: …" (a container runtime, whose socket is root-equivalent),
-// or "remote".
-func confinement(s *gate.Server, project string) string {
-	if s.Config == nil {
-		return ""
-	}
-	cmd, _ := s.Config.Entry["command"].(string)
-	switch {
-	case cmd == "":
-		return "remote"
-	case launch.ContainerRuntime(cmd, project):
-		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does (it gets the server's environment allow-list alone: none of Pi's keys)"
-	}
-	return "confined"
 }
