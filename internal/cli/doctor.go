@@ -3,62 +3,25 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/netproxy"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
-	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
-type dockerJSON struct {
-	Checked bool     `json:"checked"`
-	Running bool     `json:"running"`
-	Error   string   `json:"error,omitempty"`
-	For     []string `json:"servers,omitempty"`
-}
+type dockerJSON = ops.Docker
 
+// doctorJSON is doctor --json: the list, then doctor's findings.
 type doctorJSON struct {
 	listJSON
-	Imports       []mcpconfig.ImportDecl   `json:"imports"`
-	ImportTargets []mcpconfig.ImportTarget `json:"importTargets"`
-	Warnings      []gate.Warning           `json:"warnings"`
-	Docker        dockerJSON               `json:"docker"`
-	Attention     bool                     `json:"attention"`
-	// Protected is the registry: every file and folder no agent tool call
-	// may write (package registry).
-	Protected []registry.Entry `json:"protected"`
-	// Sandbox is what confines the agent's commands on this machine.
-	Sandbox sandbox.Status `json:"sandbox"`
-	// Host is the Pi that runs here and what it does with MCP.
-	Host hostJSON `json:"host"`
-	// Tools are the servers whose catalogue differs from its pin or hides
-	// content (issue 21), by name.
-	Tools map[string]ops.Tools `json:"tools"`
-	// Stopped are the servers whose last confined run failed, by name.
-	Stopped map[string]lastRunJSON `json:"stopped"`
-	// Quarantines are this project's unexamined quarantines: what a
-	// session changed in its git and Pi files, put back (piagent pi does
-	// not start until each is accepted or discarded).
-	Quarantines []*baseline.Quarantine `json:"quarantines"`
-	// NetRefused are the connections the network proxy refused in the
-	// last week (issue 44), one per host, port and caller.
-	NetRefused []netproxy.Refused `json:"networkRefused"`
-	// Watch says when the record those files are compared with is taken.
-	Watch string `json:"watch"`
+	ops.Findings
 }
 
 // hostJSON is ops.Host: the Pi that runs here, and what its version
@@ -84,91 +47,11 @@ var dockerCheck = func(ctx context.Context) error {
 }
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
-	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]ops.Tools{}, Stopped: map[string]lastRunJSON{}}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if gate.Blocks(s.State) {
-			continue
-		}
-		if v := a.op().Tools(g, s); v.Err != "" || v.Waiting() {
-			d.Tools[s.Name] = v
-			d.Attention = true
-		}
-	}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if s.State == gate.Disabled {
-			continue
-		}
-		if r, ok := a.lastFailure(g.Project, s.Name); ok {
-			d.Stopped[s.Name] = lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
-			d.Attention = true
-		}
-	}
-	d.NetRefused = netproxy.Recent(sandboxexec.NetLog(a.env.Home), time.Now().Add(-7*24*time.Hour), 20)
-	if d.NetRefused == nil {
-		d.NetRefused = []netproxy.Refused{}
-	}
-	d.Quarantines, _ = baseline.Pending(a.env.Home, g.View.Cwd)
-	if d.Quarantines == nil {
-		d.Quarantines = []*baseline.Quarantine{}
-	}
-	if len(d.Quarantines) > 0 {
-		d.Attention = true
-	}
-	d.Watch = watchText
-	for _, t := range g.View.ImportTargets {
-		if t.Status != mcpconfig.TargetMissing {
-			d.ImportTargets = append(d.ImportTargets, t)
-		}
-	}
-	if d.Imports == nil {
-		d.Imports = []mcpconfig.ImportDecl{}
-	}
-	if d.ImportTargets == nil {
-		d.ImportTargets = []mcpconfig.ImportTarget{}
-	}
-	if d.Host.Pi != "" && !d.Host.Extension {
-		// Pi is here and nothing of piagent's runs in it.
-		d.Attention = true
-	}
-	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
-	if a.op().Confine(g.View.Cwd) == nil {
-		d.Warnings = append(d.Warnings, gate.Warning{Code: "server-sandbox-off",
-			Text: "serverSandbox is off in your policy: every server piagent pi starts runs with everything you have (credentials, piagent's and Pi's files)"})
-	}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if s.State == gate.Disabled || s.Config == nil {
-			continue
-		}
-		owner := ops.Owners(s)
-		if c := ops.Confinement(s, g.View.Cwd); strings.HasPrefix(c, "not confined") {
-			d.Warnings = append(d.Warnings, gate.Warning{Code: "not-confined", Server: s.Name, Text: c})
-		}
-		for _, f := range ops.CodeFlags(s, owner, g.View.Cwd) {
-			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})
-		}
-	}
-	d.Warnings = append(d.Warnings, piCacheWarnings(tempDir(a.env), d.Sandbox.Mechanism != "")...)
-	if d.Warnings == nil {
-		d.Warnings = []gate.Warning{}
-	}
-	for _, s := range g.Servers {
-		if cmd, _ := s.Config.Entry["command"].(string); cmd == "docker" && s.State != gate.Disabled {
-			d.Docker.For = append(d.Docker.For, s.Name)
-		}
-	}
-	if len(d.Docker.For) > 0 {
-		d.Docker.Checked = true
-		if err := dockerCheck(c.Context()); err != nil {
-			d.Docker.Error = err.Error()
-		} else {
-			d.Docker.Running = true
-		}
-	}
-	return d
+	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
+		Extension: extensionDir(a.env.Home), Tmp: tempDir(a.env),
+		Docker: func() error { return dockerCheck(c.Context()) },
+		FixOf:  a.failureFix,
+	})}
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -424,29 +307,3 @@ func sandboxLine(st sandbox.Status) string {
 
 // host describes the Pi that runs here (ops.Host).
 func (a *app) host(g *gate.Gate) hostJSON { return a.op().Host(g, extensionDir(a.env.Home)) }
-
-// piCacheWarnings: plain pi keeps the code it loads at its next start
-// (jiti's transpiled extensions, piagent's guard among them, and Node's
-// compile cache) in the shared temporary folder; piagent pi moves them to
-// ~/.pi/piagent/tmp (issue 38). Warned when someone else could write them,
-// or when no sandbox keeps the agent's commands from doing so.
-func piCacheWarnings(tmp string, sandboxed bool) []gate.Warning {
-	var out []gate.Warning
-	for _, c := range launch.PiCaches {
-		dir := filepath.Join(tmp, c)
-		if why := launch.ForeignCache(dir); why != "" {
-			out = append(out, gate.Warning{Code: "pi-cache-foreign", File: dir,
-				Text: "plain pi loads code from this folder at its start, and " + why + ": whoever can write it runs code in Pi; remove it (rm -rf " + dir + ") and start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
-		} else if !sandboxed {
-			if _, err := os.Lstat(dir); err == nil {
-				out = append(out, gate.Warning{Code: "pi-cache-writable", File: dir,
-					Text: "plain pi loads code from this folder at its start, and with no sandbox here the agent's commands can write it; start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
-			}
-		}
-	}
-	return out
-}
-
-// watchText says when the record of the project's git and Pi files is
-// taken, the one a session's changes are compared with and put back from.
-const watchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/commondir, .git/worktrees and .pi before Pi and any server start, and puts back what a session changes there; under a plain pi the record is taken at the session's first tool call, after servers started"

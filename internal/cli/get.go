@@ -12,7 +12,6 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/serverrun"
 )
 
 type contributionJSON = ops.Contribution
@@ -27,11 +26,7 @@ type getJSON struct {
 	LastRun *lastRunJSON `json:"lastRun,omitempty"`
 }
 
-type lastRunJSON struct {
-	serverrun.Record
-	Text string `json:"text"`
-	Fix  string `json:"fix"`
-}
+type lastRunJSON = ops.LastRun
 
 // flagJSON is one thing the preview draws attention to.
 type flagJSON = ops.Flag

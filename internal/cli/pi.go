@@ -21,7 +21,6 @@ import (
 	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
-	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/setup"
 )
 
@@ -362,19 +361,6 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		return nil
 	})
 	return c
-}
-
-// startupWarnings are doctor's warnings for the unapproved repository
-// servers the adapter could start before any tool call when Pi runs without
-// the launcher. They do not change doctor's exit status.
-func startupWarnings(g *gate.Gate) []gate.Warning {
-	_, err := os.Stat(registry.AdapterCache(g.View.AgentDir))
-	var out []gate.Warning
-	for _, r := range gate.StartupRisk(g, err == nil) {
-		out = append(out, gate.Warning{Code: "startup-risk", Server: r.Server,
-			Text: "without the launcher the adapter may start it before any tool call: " + r.Why + "; start Pi with 'piagent pi'"})
-	}
-	return out
 }
 
 // takeBaseline records the project's git and Pi files before a session.
