@@ -213,7 +213,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	fmt.Fprintf(w, "watch: %s\n", d.Watch)
 	for _, q := range d.Quarantines {
 		fmt.Fprintf(w, "  QUARANTINE %s (%s): %s put back; piagent pi will not start here until you look: piagent quarantine show %s\n",
-			q.ID, q.Source, strings.Join(changedPaths(q), ", "), q.ID)
+			q.ID, q.Source, strings.Join(ops.ChangedPaths(q), ", "), q.ID)
 	}
 	fmt.Fprintf(w, "protected: %d files and folders no agent tool call may write ('piagent sandbox status' lists how each is kept)\n", len(d.Protected))
 	if len(d.Warnings) > 0 {

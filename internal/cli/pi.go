@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
@@ -161,11 +160,11 @@ func (a *app) launchPi(args []string) error {
 	// What the project's git and Pi files are before Pi and any server
 	// starts: the helper compares against it, and so does this process
 	// when Pi exits.
-	base, baseFile, err := a.takeBaseline(dir, g.View.ConfigDir)
+	base, baseFile, err := a.op().TakeBaseline(dir, g.View.ConfigDir)
 	if err != nil {
 		return err
 	}
-	vars[baseline.EnvBaseline] = baseFile
+	vars[ops.EnvBaseline] = baseFile
 	env := withEnv(a.env.Environ, vars)
 	start := a.env.now()
 	err = a.runPi(pi, append(front, args...), env)
@@ -363,73 +362,17 @@ func (a *app) launchConfigCommand() *cobra.Command {
 	return c
 }
 
-// takeBaseline records the project's git and Pi files before a session.
-// It first finishes what an earlier launcher in this project could not
-// (killed before Pi exited: its changes are put back now), then refuses
-// while a quarantine of the project is unexamined.
-func (a *app) takeBaseline(dir, configDir string) (*baseline.Snapshot, string, error) {
-	home := a.env.Home
-	unfinished, err := baseline.Unfinished(home, dir)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot read the baselines of earlier sessions: %w", err))
-	}
-	for _, p := range unfinished {
-		if s, err := baseline.Load(home, p); err == nil {
-			if ch, err := baseline.Compare(s); err == nil && len(ch) > 0 {
-				if _, err := baseline.Restore(home, s, ch, baseline.AfterCrash); err != nil {
-					fmt.Fprintf(a.env.Stderr, "piagent: warning: %v\n", err)
-				}
-			}
-		}
-		os.Remove(p)
-	}
-	pending, err := baseline.Pending(home, dir)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot read piagent's quarantines: %w", err))
-	}
-	if len(pending) > 0 {
-		q := pending[0]
-		what := strings.Join(changedPaths(q), ", ")
-		if what == "" {
-			what = "an unreadable record"
-		}
-		return nil, "", refused(fmt.Errorf("not starting Pi: files that decide what git runs or what Pi loads changed in this project %s, and piagent put back the earlier version; what it found (%s) is in quarantine %s, which nobody has looked at yet", q.Source, what, q.ID),
-			"look: piagent quarantine show "+q.ID+" (or piagent mcp doctor --json)",
-			"then, if the change was yours (an edit made outside Pi): piagent quarantine accept "+q.ID,
-			"if it was not: piagent quarantine discard "+q.ID)
-	}
-	s, err := baseline.Take(dir, baseline.Roots(dir, configDir))
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot record the project's git and Pi files before Pi starts: %w", err))
-	}
-	p, err := baseline.Save(home, s)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot save the project's baseline: %w", err))
-	}
-	return s, p, nil
-}
-
 // afterPi compares the project's git and Pi files with the session's
-// baseline once Pi has exited, puts back what changed (the agent's last
-// command, a server's exit, or anything the helper did not see), and says
-// what is in quarantine.
-func (a *app) afterPi(dir string, s *baseline.Snapshot, file string, start time.Time) {
-	defer os.Remove(file)
-	ch, err := baseline.Compare(s)
+// baseline once Pi has exited and puts back what changed
+// (ops.AfterSession), then says what is in quarantine.
+func (a *app) afterPi(dir string, s *ops.Snapshot, file string, start time.Time) {
+	made, err := a.op().AfterSession(dir, s, file, start)
 	if err != nil {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: cannot compare the project's git and Pi files with the session's start: %v; look at them yourself (git status, ls -la .git/hooks .pi)\n", err)
-	} else if len(ch) > 0 {
-		if _, err := baseline.Restore(a.env.Home, s, ch, baseline.AfterExit); err != nil {
-			fmt.Fprintf(a.env.Stderr, "piagent: warning: %v\n", err)
-		}
 	}
-	pending, _ := baseline.Pending(a.env.Home, dir)
-	for _, q := range pending {
-		if q.When.Before(start.Add(-time.Second)) {
-			continue
-		}
+	for _, q := range made {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: during this session %s changed (found %s); piagent put back the version from the session's start and moved what it found to %s\n",
-			strings.Join(changedPaths(q), ", "), q.Source, baseline.Folder(a.env.Home, q.ID))
+			strings.Join(ops.ChangedPaths(q), ", "), q.Source, a.op().QuarantineFolder(q.ID))
 		fmt.Fprintf(a.env.Stderr, "piagent: hint: look before the next session: piagent quarantine show %s; then piagent quarantine accept %s if it was yours, or piagent quarantine discard %s\n", q.ID, q.ID, q.ID)
 	}
 }
