@@ -18,9 +18,6 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/pihost"
-	"github.com/piagent/piagent/internal/setup"
 )
 
 const piLong = `Starts Pi so that the MCP adapter can only ever see approved servers.
@@ -94,19 +91,11 @@ func (a *app) launchPi(args []string) error {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
 	}
-	version, err := a.piVersion(pi)
+	l, err := a.op().PlanLaunch(dir, pi, args)
 	if err != nil {
 		return err
 	}
-	agentDir := paths.AgentDir(a.env.Home, dir, paths.Getenv(a.env.Getenv))
-	plan := pihost.PlanLaunch(version, a.adapterLoaded(agentDir, args))
-	if plan.Refuse != "" {
-		return refused(errors.New(plan.Refuse), plan.Hint)
-	}
-	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
-	if err != nil {
-		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
-	}
+	g, plan, agentDir := l.Gate, l.Plan, l.AgentDir
 	// A configuration file the adapter skips takes its servers with it:
 	// say so before Pi starts, with the file, line and column.
 	for _, sk := range g.View.Skipped {
@@ -117,45 +106,14 @@ func (a *app) launchPi(args []string) error {
 		if plan.Notice != "" {
 			fmt.Fprintln(a.env.Stderr, plan.Notice)
 		} else {
-			for _, l := range launchNotice(g, held) {
+			for _, l := range launchNotice(g, l.Held) {
 				fmt.Fprintln(a.env.Stderr, l)
 			}
 		}
 	}
-	vars := map[string]string{
-		launch.EnvMode:     "exclusive",
-		launch.EnvLauncher: "1",
-		launch.EnvConfig:   path,
-		launch.EnvProject:  g.Project,
-	}
-	// The extension runs this very binary, by its absolute path, for the
-	// helper and for the agent's sandboxed shell: never a PATH lookup.
-	if exe := executables(); len(exe) > 0 && a.env.Getenv(launch.EnvBin) == "" {
-		vars[launch.EnvBin] = exe[0]
-	}
-	// Pi's code caches (jiti's transpiled extensions, Node's compile
-	// cache) follow its TMPDIR: a folder of the person's own, registered.
-	piTmp, err := launch.PiTempDir(a.env.Home, a.env.Getenv)
+	vars, front, err := a.op().Env(l)
 	if err != nil {
-		return refused(err, "or set "+launch.EnvPiTmp+" to a folder of yours that no one else can write")
-	}
-	vars["TMPDIR"] = piTmp
-	vars[launch.EnvSystemTmp] = a.env.Getenv("TMPDIR")
-	if t, ok := a.env.LookupEnv(launch.EnvSystemTmp); ok {
-		vars[launch.EnvSystemTmp] = t // a piagent pi started inside another keeps the first one's
-	}
-	vars["JITI_RESPECT_TMPDIR_ENV"] = "1" // jiti would ignore a TMPDIR that is the working directory
-	var front []string
-	if plan.Adapter {
-		front = append(front, "--mcp-config", path)
-	} else {
-		// No adapter: nothing reads the generated file, and Pi 1.x would
-		// refuse the unknown --mcp-config.
-		delete(vars, launch.EnvMode)
-		delete(vars, launch.EnvConfig)
-	}
-	if plan.NoMCP {
-		front = append(front, "--no-mcp")
+		return err
 	}
 	// What the project's git and Pi files are before Pi and any server
 	// starts: the helper compares against it, and so does this process
@@ -237,17 +195,6 @@ func safeWord(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// piVersion reads Pi's version once per start, by pihost's one rule.
-func (a *app) piVersion(pi string) (pihost.Version, error) { return a.op().PiVersion(pi) }
-
-// adapterLoaded reports whether this Pi session will load pi-mcp-adapter.
-// A settings file that cannot be read counts as loading it: Pi then decides,
-// and an unknown --mcp-config stops it, which is closed.
-func (a *app) adapterLoaded(agentDir string, args []string) bool {
-	loads, err := setup.AdapterLoads(agentDir, a.env.Home, args)
-	return loads || err != nil
 }
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,
