@@ -1,7 +1,9 @@
 // command.ts: the /piagent-mcp slash command. A slash command is a person's
 // act (it never passes through tool_call), so this is where consent made in
-// Pi is recorded: by running the piagent CLI, which does the work and prints
-// the answer. The command only chooses what to run and shows what it printed.
+// Pi is recorded: by running the piagent CLI, which does the work. What the
+// command acts on it reads as the CLI's --json answer (the approval digest,
+// whether tools wait to be accepted, what a decision did), never by matching
+// the CLI's words; what only a person reads (a preview, a table) it shows.
 //
 // Three ways in, one set of subcommands:
 //   - typed: `/piagent-mcp approve internal`;
@@ -12,6 +14,7 @@
 import { spawn } from "node:child_process";
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
+import { type Fix, fixWords, type NoticeLine, noticeWords } from "./fix.ts";
 import type { GateState, Guard, ServerState } from "./guard.ts";
 import { describeFailure } from "./guard.ts";
 import { FIND_HINT, piagentBinary } from "./helper.ts";
@@ -60,6 +63,15 @@ export const SUBCOMMANDS: Subcommand[] = [
 function subcommand(name: string): Subcommand | undefined {
   return SUBCOMMANDS.find((s) => s.name === name);
 }
+
+/** Whether /piagent-mcp offers the piagent-mcp subcommand sub in Pi. */
+export const inPi = (sub: string): boolean => subcommand(sub) !== undefined;
+
+/** A fix in Pi's words: /piagent-mcp for what the command offers, several steps on several lines. */
+export const fixInPi = (f: Fix | undefined): string => fixWords(f, inPi);
+
+/** The session notice in Pi's words. */
+export const noticeInPi = (lines: NoticeLine[]): string => noticeWords(lines, inPi);
 
 /** Splits the argument text like a shell would, for quotes and backslashes only. */
 export function splitArgs(text: string): string[] {
@@ -265,7 +277,7 @@ async function status(out: Output, project: string, deps: McpCommandDeps, withNo
   if (!withNotice) return;
   try {
     const st = await deps.cache.refresh(project);
-    if (st.notice.length > 0) out.warn(st.notice.join("\n"));
+    if (st.notice.length > 0) out.warn(noticeInPi(st.notice));
   } catch (err) {
     out.error(`piagent: ${describeFailure(err)}; every tool call is blocked until it answers`);
   }
@@ -290,63 +302,163 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
         out.error("piagent: approve needs a server name");
         return;
       }
-      const extra = args.slice(1).filter((a) => a !== "--yes" && a !== "-y");
+      // --yes, --json, --dry-run and --digest are the command's own to give.
+      const extra = args.slice(1).filter((a, i, all) => !["--yes", "-y", "--json", "--dry-run", "--digest"].includes(a) &&
+        all[i - 1] !== "--digest" && !a.startsWith("--digest="));
       if (extra.includes("--tools")) {
         // Accepting what the server now offers the model: show the change
-        // (the CLI prints it, then refuses without --yes), ask, accept.
+        // (the CLI's dry run), ask when someone can answer, accept.
+        const preview = await runJson<Preview>(out, project, "approve", [name, "--tools", "--dry-run", "--json"]);
+        if (!preview) return;
+        if (!preview.waiting) {
+          out.info(preview.preview.trimEnd());
+          return;
+        }
         if (ctx.hasUI) {
-          const preview = await runCli(project, "approve", [name, "--tools"]);
-          const text = preview.stdout.trimEnd();
-          if (!/changed since pinned|concealed:/.test(text)) {
-            show(out, preview);
-            return;
-          }
-          const ok = await askNo(ctx, `Accept what MCP server ${name} now offers the model?\n\n${text}`, `Yes, accept the tools of ${name}`);
+          const ok = await askNo(ctx, `Accept what MCP server ${name} now offers the model?\n\n${preview.preview.trimEnd()}`, `Yes, accept the tools of ${name}`);
           if (!ok) {
             out.info(`piagent: the changed tools of ${name} stay blocked`);
             return;
           }
+        } else {
+          // The person typed the command themselves (pi -p "/piagent-mcp approve NAME --tools").
+          out.info(preview.preview.trimEnd());
         }
-        const run = await runCli(project, "approve", [name, "--tools", "--yes"]);
-        if (show(out, run)) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
+        const done = await runJson<Preview>(out, project, "approve", [name, "--tools", "--yes", "--json"]);
+        if (!done) return;
+        const result = done.accepted ? `accepted the tools of ${done.server} as they are now` : done.preview.trimEnd();
+        out.info(`piagent: ${result}`);
+        if (done.accepted) await afterChange(ctx, out, project, deps, result);
         return;
       }
-      let digest: string | undefined;
+      // Show what will run before consent, exactly as the terminal shows it
+      // (the definition, the pinned files, the warnings and the approval
+      // digest); with a UI, ask the person, the answer defaulting to No.
+      // Without one the person typed the command themselves (pi -p
+      // "/piagent-mcp approve NAME"): the preview is shown all the same.
+      const preview = await runJson<Preview>(out, project, "approve", [name, "--dry-run", "--json"]);
+      if (!preview) return;
+      const digest = preview.approvalDigest;
+      if (!digest) {
+        out.error(`piagent: the preview of ${name} has no approval digest; nothing was approved`);
+        return;
+      }
       if (ctx.hasUI) {
-        // Show what will run before consent, exactly as the terminal shows
-        // it (the definition, the pinned files, the warnings and the
-        // approval digest), then ask the person; the answer defaults to No.
-        const preview = await runCli(project, "approve", [name]);
-        digest = approvalDigest(preview.stdout);
-        if (preview.failure || !digest) {
-          show(out, preview);
-          return;
-        }
-        const ok = await askNo(ctx, `Approve MCP server ${name} for this project?\n\n${preview.stdout.trimEnd()}`, `Yes, approve ${name}`);
+        const ok = await askNo(ctx, `Approve MCP server ${name} for this project?\n\n${preview.preview.trimEnd()}`, `Yes, approve ${name}`);
         if (!ok) {
           out.info(`piagent: ${name} was not approved`);
           return;
         }
+      } else {
+        out.info(preview.preview.trimEnd());
       }
-      // Without a UI the person typed the command themselves (pi -p "/piagent-mcp approve NAME").
-      // With one, consent covers exactly the preview shown: --digest makes the
-      // CLI refuse if anything changed since.
-      const run = await runCli(project, "approve", [name, ...extra, "--yes", ...(digest ? ["--digest", digest] : [])]);
-      if (show(out, run)) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
+      // Consent covers exactly the preview shown: --digest makes the CLI
+      // refuse if anything changed since.
+      const done = await runJson<Answer>(out, project, "approve", [name, ...extra, "--yes", "--digest", digest, "--json"]);
+      if (done) await changed(ctx, out, project, deps, done);
       return;
     }
     default: {
-      const run = await runCli(project, sub.name, args);
-      const ok = show(out, run);
-      if (ok && sub.changes) await afterChange(ctx, out, project, deps, resultLine(run.stdout));
-      else if (sub.changes) await deps.cache.refresh(project).catch(() => undefined);
+      if (!sub.changes) {
+        // What only a person reads (list, get, doctor, notice) is shown as printed.
+        show(out, await runCli(project, sub.name, args));
+        return;
+      }
+      const done = await runJson<Answer>(out, project, sub.name, [...args, "--json"]);
+      if (done) await changed(ctx, out, project, deps, done);
+      else await deps.cache.refresh(project).catch(() => undefined);
     }
   }
 }
 
-/** The approval digest line of an approve preview. */
-export function approvalDigest(preview: string): string | undefined {
-  return /^approval digest: (sha256:[0-9a-f]{64})$/m.exec(preview)?.[1];
+/** approve --dry-run --json, and approve --tools --json (internal/cli previewJSON). */
+export interface Preview {
+  action: string;
+  server: string;
+  project: string;
+  state: string;
+  approvalDigest?: string;
+  dryRun: boolean;
+  waiting?: boolean;
+  accepted?: boolean;
+  preview: string;
+}
+
+/** The --json answer of a verb that changes something (approve, reject, reset, enable, disable, remove). */
+export interface Answer {
+  action: string;
+  server?: string;
+  name?: string;
+  project?: string;
+  decision?: string;
+  scope?: string;
+  file?: string;
+  changed?: boolean;
+  dropped?: string[];
+  stale?: boolean;
+  notes?: string[];
+}
+
+/** The CLI's --json error (stderr, with the exit status). */
+interface JsonError {
+  message?: string;
+  hints?: string[];
+}
+
+/**
+ * Runs a verb with --json and returns its answer; a failure is shown (the
+ * CLI's JSON error as its message and hints) and gives undefined.
+ */
+export async function runJson<T>(out: Output, project: string, sub: string, args: string[]): Promise<T | undefined> {
+  const run = await runCli(project, sub, args);
+  if (run.failure) {
+    show(out, run);
+    return undefined;
+  }
+  if (run.code === 0) {
+    try {
+      return JSON.parse(run.stdout) as T;
+    } catch {
+      out.error(`piagent: ${run.argv.slice(1, 3).join(" ")} answered without JSON: ${run.stdout.slice(0, 200)}`);
+      return undefined;
+    }
+  }
+  let e: JsonError | undefined;
+  try {
+    e = JSON.parse(run.stderr) as JsonError;
+  } catch {
+    // not the CLI's JSON error: shown as it is
+  }
+  if (!e?.message) {
+    show(out, run);
+    return undefined;
+  }
+  out.error([`piagent: error: ${e.message}`, ...(e.hints ?? []).map((h) => `piagent: hint: ${h}`)].join("\n"));
+  return undefined;
+}
+
+/** What a change did, in a line: the answer's data in the command's words. */
+export function resultOf(a: Answer): string {
+  const who = a.server ?? a.name ?? "";
+  switch (a.action) {
+    case "approve":
+    case "reject":
+      return `${a.decision ?? a.action} ${who} for ${a.project}`;
+    case "reset":
+      if (a.stale) return `dropped the decisions of ${a.dropped?.length ?? 0} projects that no longer exist`;
+      if (!a.dropped?.length) return who ? `no decision recorded for ${who} in ${a.project}` : `no decisions recorded for ${a.project}`;
+      return who ? `forgot the decision for ${who} in ${a.project}` : `forgot every decision for ${a.project}`;
+  }
+  const past: Record<string, string> = { enable: "enabled", disable: "disabled", remove: "removed" };
+  if (a.changed === false) return `${who}: no change (${a.action})`;
+  return `${past[a.action] ?? a.action} ${who}${a.scope ? ` (scope ${a.scope})` : ""}`;
+}
+
+/** Says what a change did, with its notes, then refreshes and reloads. */
+async function changed(ctx: ExtensionCommandContext, out: Output, project: string, deps: McpCommandDeps, a: Answer): Promise<void> {
+  const result = resultOf(a);
+  out.info([`piagent: ${result}`, ...(a.notes ?? []).map((n) => `note: ${n}`)].join("\n"));
+  await afterChange(ctx, out, project, deps, result);
 }
 
 /** NO is the first and default answer of every consent dialog. */
@@ -366,12 +478,6 @@ export async function askNo(ctx: { ui: { select(title: string, options: string[]
 /** Where the one-line result of a decision waits across the reload it causes. */
 export const AFTER_RELOAD = Symbol.for("piagent.after-reload");
 
-/** The line of a CLI answer that says what was done ("approved x for …"). */
-export function resultLine(stdout: string): string | undefined {
-  const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
-  return lines.find((l) => /^(approved|rejected|reset|enabled|disabled|removed|granted|forgot|accepted) /.test(l)) ?? lines.at(-1);
-}
-
 async function afterChange(ctx: ExtensionCommandContext, out: Output, project: string, deps: McpCommandDeps, result?: string): Promise<void> {
   await deps.cache.refresh(project).catch(() => undefined);
   // `piagent pi` (issue 6) starts Pi with PIAGENT_LAUNCHER=1 and a generated
@@ -380,7 +486,7 @@ async function afterChange(ctx: ExtensionCommandContext, out: Output, project: s
   if (process.env.PIAGENT_LAUNCHER === "1" && typeof ctx.reload === "function") {
     // The reload clears the screen's messages: carry the result over, so
     // the notice after it says what was done.
-    if (result) (globalThis as { [AFTER_RELOAD]?: string })[AFTER_RELOAD] = `piagent: ${result.replace(/^piagent: /, "")}`;
+    if (result) (globalThis as { [AFTER_RELOAD]?: string })[AFTER_RELOAD] = `piagent: ${result}`;
     out.info("piagent: reloading so the MCP adapter sees the change");
     await ctx.reload();
   }

@@ -4,6 +4,7 @@
 // only what to do when there is no answer: block the call, withhold the
 // result, deny the broker request.
 
+import { type Fix, fixWords, namesFix, type NoticeLine, TERMINAL } from "./fix.ts";
 import type { FirstSeen, WithheldTool } from "./withhold.ts";
 import { FIND_HINT, type Handshake, HelperClient, HelperError, HelperUnavailable, REQUEST_TIMEOUT_MS } from "./helper.ts";
 
@@ -16,7 +17,8 @@ export interface Decision {
   reason: string;
   server?: string;
   state?: string;
-  fix?: string;
+  /** What lets the call through: piagent-mcp steps, as data (fix.ts words them). */
+  fix?: Fix;
 }
 
 export interface TextPart {
@@ -76,7 +78,7 @@ export interface ServerState {
   name: string;
   state: string;
   reason?: string;
-  fix?: string;
+  fix?: Fix;
   repositoryControlled?: boolean;
   /** The piagent-mcp subcommands that apply to it now (the helper decides). */
   actions?: string[];
@@ -88,7 +90,7 @@ export interface StateBlock {
   code: string;
   reason: string;
   files?: string[];
-  fix?: string;
+  fix?: Fix;
 }
 
 /** The answer of `state`. */
@@ -97,7 +99,8 @@ export interface GateState {
   fullBlock: boolean;
   blocks: StateBlock[];
   servers: ServerState[];
-  notice: string[];
+  /** The session notice: each line's words and its fix (fix.ts noticeWords). */
+  notice: NoticeLine[];
   /** Tool names to take out of the model's tool list (their catalogue changed). */
   hiddenTools?: string[];
 }
@@ -135,12 +138,19 @@ export function withheldText(err: unknown): string {
     `content or secrets: ${describeFailure(err)}. The tool itself did run. To fix: ${fixFor(err)}.`;
 }
 
-/** A block reason for the model and the person: the helper's words, then the fix. */
+/**
+ * A block reason for the model and the person: the helper's words, then the
+ * fix in the terminal's words when they do not name it already (several
+ * steps as several lines).
+ */
 export function blockReason(d: Decision): string {
   let reason = d.reason && d.reason.trim() !== "" ? d.reason : `blocked by piagent (${d.code})`;
   if (!reason.startsWith("piagent")) reason = `piagent: ${reason}`;
-  if (d.fix && !reason.includes(d.fix)) {
-    reason += `\nTo allow it, a person runs \`${d.fix}\` in a terminal or through /piagent-mcp.`;
+  const fix = fixWords(d.fix, TERMINAL);
+  if (fix && !namesFix(reason, d.fix)) {
+    reason += fix.includes("\n")
+      ? `\nTo allow it, a person runs, in a terminal or through /piagent-mcp:\n${fix}`
+      : `\nTo allow it, a person runs \`${fix}\` in a terminal or through /piagent-mcp.`;
   }
   return reason;
 }

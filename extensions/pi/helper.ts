@@ -12,7 +12,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 
 export const PROTOCOL = "piagent-guard";
-export const PROTOCOL_VERSION = 1;
+/**
+ * The protocol version this extension speaks (internal/helper's Version;
+ * a Go test holds the two together). Version 2: fixes are data.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /** How long a request may wait for its answer. */
 export const REQUEST_TIMEOUT_MS = 2000;
@@ -77,6 +81,26 @@ export const START_HINT = "on a slow or loaded machine, allow it longer: PIAGENT
 
 /** How to pair the extension with the binary, for messages. */
 export const MATCH_HINT = "install the extension that matches the binary: pi install \"$(piagent extension path)\"";
+
+/** How to pair them when the binary is the older of the two. */
+export const UPDATE_HINT = "update piagent to the release this extension came with, or " + MATCH_HINT;
+
+/**
+ * Why a handshake is not one this extension can speak to, and the fix:
+ * the older side is the one to change. undefined: it is.
+ */
+export function handshakeMismatch(m: { protocol?: unknown; version?: unknown }): { why: string; fix: string } | undefined {
+  if (m.protocol === PROTOCOL && m.version === PROTOCOL_VERSION) return undefined;
+  const got = `${JSON.stringify(m.protocol ?? null)} version ${JSON.stringify(m.version ?? null)}`;
+  const why = `it speaks protocol ${got}, this extension speaks ${PROTOCOL} version ${PROTOCOL_VERSION}`;
+  if (m.protocol === PROTOCOL && typeof m.version === "number" && m.version < PROTOCOL_VERSION) {
+    return { why: `${why}: the piagent binary is older than this extension`, fix: UPDATE_HINT };
+  }
+  if (m.protocol === PROTOCOL && typeof m.version === "number") {
+    return { why: `${why}: this extension is older than the piagent binary`, fix: MATCH_HINT };
+  }
+  return { why, fix: MATCH_HINT };
+}
 
 interface Pending {
   resolve(value: unknown): void;
@@ -261,11 +285,10 @@ class Connection {
       }
       this.pending.delete(0);
       clearTimeout(p.timer);
-      if (m.protocol !== PROTOCOL || m.version !== PROTOCOL_VERSION) {
-        const got = `${JSON.stringify(m.protocol ?? null)} version ${JSON.stringify(m.version ?? null)}`;
-        const why = `it speaks protocol ${got}, this extension speaks ${PROTOCOL} version ${PROTOCOL_VERSION}`;
-        p.reject(new HelperUnavailable(why, MATCH_HINT));
-        this.fail(why, MATCH_HINT);
+      const mismatch = handshakeMismatch(m);
+      if (mismatch) {
+        p.reject(new HelperUnavailable(mismatch.why, mismatch.fix));
+        this.fail(mismatch.why, mismatch.fix);
         return;
       }
       this.handshake = m as unknown as Handshake;

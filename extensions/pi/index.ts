@@ -38,7 +38,7 @@ import type {
   ToolResultEvent,
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
-import { AFTER_RELOAD, askNo, completions, handleMcpCommand, NO, StateCache } from "./command.ts";
+import { AFTER_RELOAD, askNo, completions, fixInPi, handleMcpCommand, NO, noticeInPi, StateCache } from "./command.ts";
 import {
   blockReason,
   type ContentPart,
@@ -69,14 +69,6 @@ const CARRIED_MODE = Symbol.for("piagent.session-mode");
 /** Whether this process's first load took /mcp from Pi's built-in MCP client. */
 const STEP_ASIDE = Symbol.for("piagent.step-aside");
 type Carrier = { [CARRIED_MODE]?: string };
-
-/**
- * Inside Pi the nearer fix is the slash command: the notice's
- * `piagent-mcp approve NAME` (and get, reject, …) become `/piagent-mcp …`.
- */
-export function inPiWords(text: string): string {
-  return text.replace(/(^|[\s,;:(])piagent-mcp (approve|get|reject|reset|enable|disable|doctor) /g, "$1/piagent-mcp $2 ");
-}
 
 /** Every string in a JSON value, depth first, keys in order. */
 export function collectStrings(v: unknown, out: string[]): void {
@@ -280,7 +272,7 @@ async function onSessionStart(s: Session, event: SessionStartEvent | undefined, 
   try {
     const st = await s.cache.refresh(projectOf(ctx));
     // PIAGENT_NO_MCP_NOTICE=1 empties notice on the Go side.
-    if (st.notice.length > 0) tell(ctx, inPiWords(st.notice.join("\n")), "warning");
+    if (st.notice.length > 0) tell(ctx, noticeInPi(st.notice), "warning");
     // Tools whose description or schema changed since pinned are not
     // declared to the model (their calls are blocked as well).
     const hidden = new Set(st.hiddenTools ?? []);
@@ -402,7 +394,7 @@ async function withholdRequest(s: Session, event: { payload: unknown }, ctx: Ext
   const r = withholdFromPayload(event.payload, now.w);
   if (r.leak !== undefined) {
     const names = now.tools.map((t) => t.name).join(", ");
-    const fix = now.tools.find((t) => t.fix)?.fix ?? "piagent-mcp approve SERVER --tools";
+    const fix = fixInPi(now.tools.find((t) => t.fix)?.fix) || "/piagent-mcp approve SERVER --tools";
     return unsendable(`piagent: this request to the model was not sent: it still carries the description of ${names}, which no person has accepted (a request shape piagent does not know). Review with /piagent-mcp get SERVER and accept with ${fix}.`);
   }
   for (const t of now.tools) {
@@ -447,7 +439,7 @@ async function onToolCall(s: Session, event: ToolCallEvent, ctx: ExtensionContex
       if (t !== undefined) {
         return {
           block: true,
-          reason: `piagent: blocked: this codemode script uses searchTools, describeTool, describeNamespace or ALL_TOOLS, which would show it ${now.tools.map((x) => x.name).join(", ")}, withheld from the model (${t.reason ?? t.code}); call the tools you need by name, or have a person accept them with ${t.fix ?? "piagent-mcp approve SERVER --tools"}`,
+          reason: `piagent: blocked: this codemode script uses searchTools, describeTool, describeNamespace or ALL_TOOLS, which would show it ${now.tools.map((x) => x.name).join(", ")}, withheld from the model (${t.reason ?? t.code}); call the tools you need by name, or have a person accept them with ${fixInPi(t.fix) || "/piagent-mcp approve SERVER --tools"}`,
         };
       }
     } catch (err) {

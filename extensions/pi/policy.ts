@@ -16,7 +16,7 @@
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import type { TSchema } from "typebox";
-import { outputFor, runPiagent, splitArgs } from "./command.ts";
+import { fixInPi, outputFor, runPiagent, splitArgs } from "./command.ts";
 import { type CheckAnswer, describeFailure, fixFor, type Guard, type ModeAnswer } from "./guard.ts";
 import { HelperError } from "./helper.ts";
 
@@ -209,7 +209,8 @@ export function checkText(call: { toolName: string }, d: CheckAnswer): string {
     default:
       lines.push("The call would be blocked. Do not try to reach the same thing another way.");
   }
-  if (d.fix) lines.push(`A person can allow it with: ${d.fix}`);
+  const fix = fixInPi(d.fix);
+  if (fix) lines.push(fix.includes("\n") ? `A person can allow it with:\n${fix}` : `A person can allow it with: ${fix}`);
   return lines.join("\n");
 }
 

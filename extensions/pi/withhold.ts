@@ -24,13 +24,15 @@
 // tool's own text could pass for a section boundary, the whole listing is
 // cut instead.
 
+import type { Fix } from "./fix.ts";
+
 /** One withheld tool: the name the model would see, and what Pi would tell it. */
 export interface WithheldTool {
   name: string;
   server?: string;
   code?: string;
   reason?: string;
-  fix?: string;
+  fix?: Fix;
 }
 
 /** A catalogue pinned at first sight: each tool as "name: description", made visible. */

@@ -2,117 +2,25 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/approval"
-	"github.com/piagent/piagent/internal/atomicfile"
-	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
-	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/secret"
 )
 
-// writeScopes are the --scope values of the write commands: the four files
-// piagent writes.
-var writeScopes = []string{mcpconfig.ScopeGlobal, mcpconfig.ScopePiGlobal, mcpconfig.ScopeProject, mcpconfig.ScopePiProject}
-
-// scopeFile is one of the four layer files piagent writes.
-type scopeFile struct {
-	Scope      string
-	Path       string
-	Repository bool // inside the project: committed, shared with whoever clones
-}
-
-// scopeFile resolves a --scope value for the project.
-func (a *app) scopeFile(scope, project string) (scopeFile, error) {
-	home := a.env.Home
-	switch scope {
-	case mcpconfig.ScopeGlobal:
-		return scopeFile{scope, filepath.Join(home, ".config", "mcp", "mcp.json"), false}, nil
-	case mcpconfig.ScopePiGlobal:
-		return scopeFile{scope, filepath.Join(paths.AgentDir(home, project, a.env.Getenv), "mcp.json"), false}, nil
-	case mcpconfig.ScopeProject:
-		return scopeFile{scope, filepath.Join(project, ".mcp.json"), true}, nil
-	case mcpconfig.ScopePiProject:
-		return scopeFile{scope, filepath.Join(project, paths.ConfigDirName(a.env.Getenv), "mcp.json"), true}, nil
-	}
-	return scopeFile{}, usageErr(fmt.Errorf("--scope takes %s (got %q)", strings.Join(writeScopes, ", "), scope))
-}
-
-// scopeOfPath names the write scope a path belongs to, or "" for another
-// layer file (an ancestor or a ~/.agents file).
-func (a *app) scopeOfPath(path, project string) string {
-	for _, s := range writeScopes {
-		if sf, err := a.scopeFile(s, project); err == nil && sf.Path == path {
-			return s
-		}
-	}
-	return ""
-}
-
 func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return writeScopes, cobra.ShellCompDirectiveNoFileComp
-}
-
-// editFileOpts runs one locked, atomic edit of a layer file with the
-// caller's options (DryRun, RemoveIfEmpty, Prepare), and turns the
-// editor's refusals into ours; the modes, lock and containment are set
-// here.
-func (a *app) editFileOpts(g *gate.Gate, path string, repository bool, o mcpedit.Options, edit func(*mcpedit.Doc) error) (mcpedit.Result, error) {
-	if kind, ok := foreignFile(g, path); ok {
-		return mcpedit.Result{}, refused(fmt.Errorf("%s is the %s import's file, which belongs to another tool; piagent never rewrites another tool's configuration", path, kind),
-			"choose another --scope")
-	}
-	o.Mode, o.DirMode = 0o600, 0o700
-	o.LockPath = filepath.Join(registry.LocksDir(a.env.Home), lockName(path))
-	o.Waiting = a.waitingFor(path)
-	if repository {
-		o.Mode, o.DirMode, o.Within = 0o644, 0o755, g.View.Cwd
-	}
-	res, err := mcpedit.Update(path, o, edit)
-	var ce *cliError
-	switch {
-	case err == nil, errors.As(err, &ce):
-		return res, err
-	case errors.Is(err, mcpedit.ErrInvalid):
-		return res, refused(err, "fix the file by hand; piagent never overwrites a file it cannot parse")
-	case errors.Is(err, mcpedit.ErrOutside):
-		return res, refused(err, "a repository's config must not lead out of the repository; edit the file it points to yourself")
-	}
-	return res, refused(err)
-}
-
-// lockName is the lock file for one config file, kept under ~/.pi so that
-// no lock file appears in a repository.
-func lockName(path string) string {
-	sum := sha256.Sum256([]byte(path))
-	return filepath.Base(path) + "-" + hex.EncodeToString(sum[:8]) + ".lock"
-}
-
-// foreignFile reports whether path is a file an import kind reads: another
-// tool's configuration.
-func foreignFile(g *gate.Gate, path string) (string, bool) {
-	for _, t := range g.View.ImportTargets {
-		if t.Path == path {
-			return t.Kind, true
-		}
-	}
-	return "", false
+	return ops.WriteScopes, cobra.ShellCompDirectiveNoFileComp
 }
 
 // writeResultJSON is the --json answer of add, remove, enable, disable and
@@ -135,13 +43,7 @@ type writeResultJSON struct {
 	Command         string             `json:"command,omitempty"` // --print-command
 }
 
-type needJSON struct {
-	Server   string `json:"server"`
-	Kind     string `json:"kind"`
-	Name     string `json:"name,omitempty"`
-	Optional bool   `json:"optional,omitempty"`
-	Text     string `json:"text"`
-}
+type needJSON = ops.Need
 
 func newResult(action string) writeResultJSON {
 	return writeResultJSON{Action: action, Approved: []string{}, Needs: []needJSON{}, Notes: []string{}}
@@ -322,7 +224,7 @@ func (r addRequest) entryJSON() []byte {
 }
 
 // commandLine is the request as the terminal command that performs it.
-func (a *app) commandLine(r addRequest, sf scopeFile, project string, replace bool) string {
+func (a *app) commandLine(r addRequest, sf ops.ScopeFile, project string, replace bool) string {
 	parts := append(strings.Fields(a.mcpCmd()), "add", shellQuote(r.Name), "--scope", sf.Scope)
 	if sf.Repository {
 		parts = append(parts, "--project", shellQuote(project))
@@ -360,7 +262,7 @@ func (a *app) addCommand() *cobra.Command {
 	url := c.Flags().String("url", "", "the server's URL: https, or http on a loopback host")
 	envs := c.Flags().StringArray("env", nil, "an environment variable NAME=VALUE for a command server; secrets as NAME=${NAME}")
 	headers := c.Flags().StringArray("header", nil, `an HTTP header "Name: value" for a --url server; secrets as ${NAME}`)
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(writeScopes, ", "))
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "replace a server of that name already in the file")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
@@ -382,7 +284,7 @@ func (a *app) addCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		sf, err := a.scopeFile(*scope, project)
+		sf, err := a.op().ScopeFile(*scope, project)
 		if err != nil {
 			return err
 		}
@@ -410,9 +312,9 @@ func (a *app) addCommand() *cobra.Command {
 		o := mcpedit.Options{DryRun: *dryRun}
 		pre := map[string]string{}
 		if sf.Repository {
-			o.Prepare = a.approveFirst(project, sf.Path, func() []string { return []string{req.Name} }, pre)
+			o.Prepare = a.op().ApproveFirst(project, sf.Path, func() []string { return []string{req.Name} }, pre)
 		}
-		res, err := a.editFileOpts(g, sf.Path, sf.Repository, o, func(d *mcpedit.Doc) error {
+		res, err := a.op().EditFile(g, sf.Path, sf.Repository, o, func(d *mcpedit.Doc) error {
 			if d.Has(req.Name) {
 				existed = true
 				if !*replace {
@@ -460,49 +362,12 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 		}
 		return a.writeJSON(out)
 	}
-	var approveErr error
-	g, err := a.gateAt(project)
-	if err == nil && res.Changed {
-		refresh := false
-		for _, name := range written {
-			if d, ok := pre[name]; ok {
-				if s, ok := g.Server(name); ok && s.Digest == d && s.State != gate.PendingApproval && s.State != gate.ApprovalChanged {
-					out.Approved = append(out.Approved, name) // recorded before the write
-					refresh = true
-					continue
-				}
-			}
-			// The file is not what was approved before the write (another
-			// writer came between): approve what it holds, as written.
-			dec, note := a.writtenApproval(g, name, res.Path)
-			if dec != nil {
-				if err := a.record(g.Project, name, dec); err != nil {
-					approveErr = err
-					break
-				}
-				out.Approved = append(out.Approved, name)
-			}
-			if note != "" {
-				out.Notes = append(out.Notes, note)
-			}
-		}
-		if refresh {
-			a.refreshLaunch(project)
-		}
+	wr, approveErr := a.op().FinishWrite(project, res, written, pre, out.Preset == "")
+	out.Approved = append(out.Approved, wr.Approved...)
+	for _, n := range wr.Notes {
+		out.Notes = append(out.Notes, a.fix(n))
 	}
-	if err == nil {
-		for _, name := range written {
-			if s, ok := g.Server(name); ok && s.Config.Source.File != res.Path && s.Config.Source.File != "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("%s is also defined in %s, which takes precedence", name, display(a.env.Home, g.View.Cwd, s.Config.Source.File)))
-			}
-		}
-		if !slices.ContainsFunc(g.View.Layers, func(l mcpconfig.Layer) bool { return l.Path == res.Path }) {
-			out.Notes = append(out.Notes, fmt.Sprintf("the adapter does not read %s here (PI_MCP_CONFIG_MODE=exclusive, or another layer has the same path)", res.Path))
-		}
-		if out.Preset == "" {
-			out.Needs = append(out.Needs, stateNeeds(g, written)...)
-		}
-	}
+	out.Needs = append(out.Needs, wr.Needs...)
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err
@@ -524,122 +389,7 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 		}
 		printNeeds(a.env.Stderr, out.Needs)
 	}
-	if approveErr != nil && res.Changed && len(out.Approved) == 0 && a.undoWrite(res) == nil {
-		return fmt.Errorf("nothing was written, %s is as it was: %w", display(a.env.Home, project, res.Path), approveErr)
-	}
 	return approveErr
-}
-
-// undoWrite puts a file an edit changed back as it was: a repository
-// server whose approval could not be recorded is not left behind without
-// it.
-func (a *app) undoWrite(res mcpedit.Result) error {
-	if !res.Existed {
-		return os.Remove(res.Path)
-	}
-	fi, err := os.Stat(res.Path)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteMode(res.Path, res.Before, fi.Mode().Perm())
-}
-
-// writtenApproval is the consent to record for a repository server whose
-// repository-owned part is exactly the definition written to file: nil
-// when it is no repository server, or, with a note, when another
-// repository file also shapes it (the person then reviews the whole
-// definition and approves it).
-func (a *app) writtenApproval(g *gate.Gate, name, file string) (*approval.Decision, string) {
-	s, ok := g.Server(name)
-	if !ok || !s.Repository {
-		return nil, ""
-	}
-	var others []string
-	for _, ct := range s.Config.Contributions {
-		if ct.Repository && ct.File != file {
-			others = append(others, display(a.env.Home, g.View.Cwd, ct.File))
-		}
-	}
-	if len(others) > 0 {
-		return nil, fmt.Sprintf("%s is not approved: %s also shape its definition; review it with '%s get %s', then approve it",
-			name, strings.Join(others, ", "), a.mcpCmd(), name)
-	}
-	dec := s.Consent(a.env.now())
-	return &dec, ""
-}
-
-// approveFirst is the mcpedit.Prepare of a repository-scope write: before
-// the file is written, it records the approval of each server in names()
-// as the file will define it (the view with the new content overlaid),
-// and keeps each digest in pre. A kill between the two writes leaves an
-// approval of a definition no file holds yet, which runs nothing: the
-// server and its approval, both or neither (issue 40). undo puts back
-// the decisions it replaced.
-func (a *app) approveFirst(project, lexical string, names func() []string, pre map[string]string) func(mcpedit.Result) (func(), error) {
-	return func(res mcpedit.Result) (func(), error) {
-		overlay := map[string][]byte{lexical: res.After, res.Path: res.After}
-		g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: project, Getenv: gate.RealEnv(a.env.Getenv), Overlay: overlay})
-		if err != nil {
-			return nil, refused(err)
-		}
-		if g.StoreErr != nil {
-			return nil, refused(fmt.Errorf("nothing was written: the approval store cannot be used: %w", g.StoreErr),
-				storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
-		}
-		before, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
-		if err != nil {
-			return nil, refused(err)
-		}
-		var undos []func()
-		undo := func() {
-			for _, u := range slices.Backward(undos) {
-				u()
-			}
-		}
-		for _, name := range names() {
-			dec, _ := a.writtenApproval(g, name, res.Path)
-			if dec == nil {
-				continue
-			}
-			if err := a.storeDecision(g.Project, name, dec); err != nil {
-				undo()
-				return nil, err
-			}
-			prev, had := before.Get(g.Project, name)
-			undos = append(undos, func() {
-				if had {
-					a.storeDecision(g.Project, name, &prev)
-				} else {
-					a.storeDecision(g.Project, name, nil)
-				}
-				delete(pre, name)
-			})
-			pre[name] = dec.Digest
-		}
-		return undo, nil
-	}
-}
-
-// stateNeeds is what the gate says a written server still lacks.
-func stateNeeds(g *gate.Gate, names []string) []needJSON {
-	var out []needJSON
-	for _, name := range names {
-		s, ok := g.Server(name)
-		if !ok {
-			continue
-		}
-		switch s.State {
-		case gate.NeedsEnv:
-			for _, v := range s.MissingEnv {
-				out = append(out, needJSON{Server: name, Kind: "env", Name: v, Text: "export " + v + " in the shell that starts Pi"})
-			}
-		case gate.NeedsCommand:
-			out = append(out, needJSON{Server: name, Kind: "command", Name: s.Command, Text: s.Command + " installed and on PATH"})
-		case gate.OAuth:
-			out = append(out, needJSON{Server: name, Kind: "oauth", Name: name, Text: "sign in once with /mcp-auth " + name + " inside Pi"})
-		}
-	}
-	return out
 }
 
 func printNeeds(w io.Writer, needs []needJSON) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // Fake credentials, one per rule family. None is real.
@@ -117,14 +119,14 @@ func TestEntryJSONAndCommandLine(t *testing.T) {
 	if got, want := string(req.entryJSON()), `{"command":"npx","args":["-y","@acme/gh mcp","it's"],"env":{"Z":"1","A":"${A}"}}`; got != want {
 		t.Errorf("entryJSON = %s, want %s", got, want)
 	}
-	got := a.commandLine(req, scopeFile{Scope: "project", Repository: true}, "/work/my proj", true)
+	got := a.commandLine(req, ops.ScopeFile{Scope: "project", Repository: true}, "/work/my proj", true)
 	want := `piagent-mcp add gh --scope project --project '/work/my proj' --replace --env Z=1 --env 'A=${A}' -- npx -y '@acme/gh mcp' 'it'\''s'`
 	if got != want {
 		t.Errorf("commandLine =\n%s\nwant\n%s", got, want)
 	}
 	req, _ = parseAdd([]string{"s"}, -1, "https://x.example/mcp", nil, []string{"Authorization: Bearer ${T}"})
 	a.name = "piagent"
-	got = a.commandLine(req, scopeFile{Scope: "global"}, "/p", false)
+	got = a.commandLine(req, ops.ScopeFile{Scope: "global"}, "/p", false)
 	if want := `piagent mcp add s --scope global --header 'Authorization: Bearer ${T}' --url https://x.example/mcp`; got != want {
 		t.Errorf("commandLine =\n%s\nwant\n%s", got, want)
 	}

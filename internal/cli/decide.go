@@ -2,17 +2,14 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // decisionJSON is the --json answer of approve and reject.
@@ -26,6 +23,25 @@ type decisionJSON struct {
 	Store          string `json:"store"`
 }
 
+// previewJSON is the --json answer of approve --dry-run (and of approve
+// --tools, which has no decision to name): what consent would cover, and
+// the preview a person reads, as the terminal shows it. A client records
+// consent to exactly this preview with approve --yes --digest
+// ApprovalDigest.
+type previewJSON struct {
+	Action         string `json:"action"` // "approve" or "approve-tools"
+	Server         string `json:"server"`
+	Project        string `json:"project"`
+	State          string `json:"state"`
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	DryRun         bool   `json:"dryRun"`
+	// Waiting (approve-tools): what the server offers differs from its pin,
+	// so there is something to accept; Accepted: it was accepted.
+	Waiting  bool   `json:"waiting,omitempty"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Preview  string `json:"preview"`
+}
+
 // resetJSON is the --json answer of reset: the projects whose decisions
 // were dropped (with a server, that server's).
 type resetJSON struct {
@@ -35,24 +51,6 @@ type resetJSON struct {
 	Stale   bool     `json:"stale,omitempty"`
 	Dropped []string `json:"dropped"`
 	Store   string   `json:"store"`
-}
-
-// repositoryServer finds a server a decision may be recorded for.
-func (a *app) repositoryServer(g *gate.Gate, name, verb string) (*gate.Server, error) {
-	s, err := a.findServer(g, name)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Repository {
-		return nil, refused(fmt.Errorf("%s is not a repository server: it comes from %s, which is your own configuration, so there is nothing to %s",
-			name, display(a.env.Home, g.View.Cwd, s.Config.Source.File), verb),
-			"servers in your global files need no approval; use '"+a.mcpCmd()+" disable "+name+"' to stop using it")
-	}
-	if g.StoreErr != nil {
-		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr)...)
-	}
-	return s, nil
 }
 
 func (a *app) approveCommand() *cobra.Command {
@@ -66,8 +64,9 @@ func (a *app) approveCommand() *cobra.Command {
 	}
 	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
 	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
+	dryRun := c.Flags().Bool("dry-run", false, "show what consent would cover and record nothing")
 	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
-	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked)")
+	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked), or with --dry-run the preview and its approval digest")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
@@ -75,18 +74,20 @@ func (a *app) approveCommand() *cobra.Command {
 			return err
 		}
 		if *tools {
-			return a.approveTools(g, args[0], *yes)
+			if *asJSON && !*yes && !*dryRun {
+				return usagef("--json accepts tools only with --yes: add --dry-run to see them first")
+			}
+			return a.approveTools(g, args[0], *yes, *dryRun, *asJSON)
 		}
-		s, err := a.repositoryServer(g, args[0], "approve")
+		s, err := a.op().Approvable(g, args[0])
 		if err != nil {
 			return err
 		}
-		if what := s.TooLarge(); what != "" {
-			return refused(fmt.Errorf("not approved: %s cannot be pinned: %s; nothing was recorded", s.Name, what),
-				"give the server a package of its own (a folder with a package.json or pyproject.toml holding its code alone), then approve it")
-		}
 		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
 			return err
+		}
+		if *dryRun {
+			return a.approvePreview(g, s, *asJSON)
 		}
 		if *asJSON && !*yes {
 			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
@@ -100,11 +101,10 @@ func (a *app) approveCommand() *cobra.Command {
 		}
 		preview.printApproval(g, s)
 		preview.printChange(g, s)
-		if *want != "" && *want != s.ApprovalDigest() {
-			// What the person saw is not what is there now: consent to the
-			// preview is not consent to this.
-			return refused(fmt.Errorf("not approved: %s changed since the preview you approved (approval digest %s, given %s); nothing was recorded", s.Name, s.ApprovalDigest(), *want),
-				"read the definition above, then approve again")
+		// What the person saw is not what is there now: consent to the
+		// preview is not consent to this.
+		if err := ops.SamePreview(s, *want); err != nil {
+			return err
 		}
 		if !a.env.Interactive && !*yes {
 			// Consent is a person's act: without a terminal to ask on, the
@@ -122,19 +122,30 @@ func (a *app) approveCommand() *cobra.Command {
 				return cancelled(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
 			}
 		}
-		dec := s.Consent(a.env.now())
-		if err := a.record(g.Project, s.Name, &dec); err != nil {
+		dec, err := a.op().Approve(g, s)
+		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return a.writeJSON(decisionJSON{Action: "approve", Server: s.Name, Project: g.Project, Decision: dec.Decision,
-				Digest: dec.Digest, ApprovalDigest: s.ApprovalDigest(), Store: registry.ApprovalStore(a.env.Home)})
-		}
-		fmt.Fprintf(a.env.Stdout, "approved %s for %s\n", s.Name, g.Project)
-		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
-		return nil
+		return a.printDecision("approve", dec, *asJSON)
 	})
 	return c
+}
+
+// approvePreview shows what consent to s would cover and records nothing:
+// the preview, or with asJSON the preview inside previewJSON.
+func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
+	if !asJSON {
+		a.printApproval(g, s)
+		a.printChange(g, s)
+		return nil
+	}
+	var text strings.Builder
+	quiet := *a
+	quiet.env.Stdout = &text
+	quiet.printApproval(g, s)
+	quiet.printChange(g, s)
+	return a.writeJSON(previewJSON{Action: "approve", Server: s.Name, Project: g.Project, State: s.State,
+		ApprovalDigest: s.ApprovalDigest(), DryRun: true, Preview: text.String()})
 }
 
 // printApproval shows what consent covers: the merged definition, the part
@@ -177,7 +188,7 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
-	a.toolsOf(g, s).preview(w, s.Name)
+	previewTools(w, a.op().Tools(g, s), s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
 	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
 		fmt.Fprintf(w, "grants: read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
@@ -189,27 +200,30 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 // changed since, what changed: a line diff of the part the person approved
 // (kept in the store beside its digest) against the part there now.
 func (a *app) printChange(g *gate.Gate, s *gate.Server) {
-	data, err := approval.Open(registry.ApprovalStore(a.env.Home)).Load()
-	if err != nil || data == nil {
-		return
-	}
-	prev, ok := data.Get(g.Project, s.Name)
-	if !ok || prev.Decision != approval.Approved || prev.Digest == s.Digest {
+	c, ok := a.op().Changed(g, s)
+	if !ok {
 		return
 	}
 	w := a.env.Stdout
-	if len(prev.Definition) == 0 {
-		fmt.Fprintf(w, "changed since you approved it (%s); the store kept only its digest then, so the whole definition is above\n", orDash(prev.DecidedAt))
+	if c.Was == nil {
+		fmt.Fprintf(w, "changed since you approved it (%s); the store kept only its digest then, so the whole definition is above\n", orDash(c.DecidedAt))
 		return
 	}
-	var was any
-	if json.Unmarshal(prev.Definition, &was) != nil {
-		return
-	}
-	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(prev.DecidedAt))
-	for _, l := range lineDiff(strings.Split(indentJSON(was), "\n"), strings.Split(indentJSON(s.Owned()), "\n")) {
+	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(c.DecidedAt))
+	for _, l := range lineDiff(strings.Split(indentJSON(c.Was), "\n"), strings.Split(indentJSON(s.Owned()), "\n")) {
 		fmt.Fprintln(w, l)
 	}
+}
+
+// printDecision says what approve or reject recorded.
+func (a *app) printDecision(action string, dec ops.Decision, asJSON bool) error {
+	if asJSON {
+		return a.writeJSON(decisionJSON{Action: action, Server: dec.Server, Project: dec.Project, Decision: dec.Decision,
+			Digest: dec.Digest, ApprovalDigest: dec.ApprovalDigest, Store: dec.Store})
+	}
+	fmt.Fprintf(a.env.Stdout, "%s %s for %s\n", dec.Decision, dec.Server, dec.Project)
+	fmt.Fprintf(a.env.Stdout, "recorded in %s\n", dec.Store)
+	return nil
 }
 
 // lineDiff is a line diff of a and b by their longest common subsequence:
@@ -258,41 +272,6 @@ func (a *app) confirm(prompt string) (bool, error) {
 	return ans == "y" || ans == "yes", nil
 }
 
-// record writes one decision (nil deletes it) under the store's lock.
-func (a *app) record(project, name string, dec *approval.Decision) error {
-	if err := a.storeDecision(project, name, dec); err != nil {
-		return err
-	}
-	a.refreshLaunch(project)
-	return nil
-}
-
-// storeDecision is record without the launch's refresh: sets dec (or,
-// nil, deletes the decision) in the approval store.
-func (a *app) storeDecision(project, name string, dec *approval.Decision) error {
-	store := approval.Open(registry.ApprovalStore(a.env.Home))
-	store.Waiting = a.waitingFor("the approval store")
-	err := store.Update(func(d *approval.Data) error {
-		if dec == nil {
-			d.Delete(project, name)
-			return nil
-		}
-		// A decision keeps the person's switch (disable): approving or
-		// rejecting a server never switches it back on.
-		next := *dec
-		if old, ok := d.Get(project, name); ok && old.Off {
-			next.Off = true
-		}
-		d.Set(project, name, next)
-		return nil
-	})
-	if err != nil {
-		return refused(fmt.Errorf("cannot record the decision: %w", err),
-			storeHints(store.Path, err)...)
-	}
-	return nil
-}
-
 func (a *app) rejectCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "reject NAME",
@@ -307,21 +286,11 @@ func (a *app) rejectCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s, err := a.repositoryServer(g, args[0], "reject")
+		dec, err := a.op().Reject(g, args[0])
 		if err != nil {
 			return err
 		}
-		dec := s.Refusal(a.env.now())
-		if err := a.record(g.Project, s.Name, &dec); err != nil {
-			return err
-		}
-		if *asJSON {
-			return a.writeJSON(decisionJSON{Action: "reject", Server: s.Name, Project: g.Project, Decision: dec.Decision,
-				Digest: dec.Digest, Store: registry.ApprovalStore(a.env.Home)})
-		}
-		fmt.Fprintf(a.env.Stdout, "rejected %s for %s\n", s.Name, g.Project)
-		fmt.Fprintf(a.env.Stdout, "recorded in %s\n", registry.ApprovalStore(a.env.Home))
-		return nil
+		return a.printDecision("reject", dec, *asJSON)
 	})
 	return c
 }
@@ -338,41 +307,27 @@ func (a *app) resetCommand() *cobra.Command {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		storePath := registry.ApprovalStore(a.env.Home)
-		store := approval.Open(storePath)
-		store.Waiting = a.waitingFor("the approval store")
 		if *stale {
 			if len(args) > 0 {
 				return usagef("reset --stale takes no server name")
 			}
-			var dropped []string
-			err := store.Update(func(d *approval.Data) error {
-				dropped = d.Stale(func(p string) bool { _, err := os.Stat(p); return err == nil })
-				for _, p := range dropped {
-					d.Delete(p, "")
-				}
-				return nil
-			})
+			r, err := a.op().ResetStale()
 			if err != nil {
-				return refused(fmt.Errorf("cannot reset: %w", err))
+				return err
 			}
 			if *asJSON {
-				return a.writeJSON(resetJSON{Action: "reset", Stale: true, Dropped: append([]string{}, dropped...), Store: storePath})
+				return a.writeJSON(resetJSON{Action: "reset", Stale: true, Dropped: r.Dropped, Store: r.Store})
 			}
-			for _, p := range dropped {
+			for _, p := range r.Dropped {
 				fmt.Fprintf(a.env.Stdout, "dropped decisions for %s (gone)\n", p)
 			}
-			if len(dropped) == 0 {
+			if len(r.Dropped) == 0 {
 				fmt.Fprintln(a.env.Stdout, "no stale projects")
 			}
-			fmt.Fprintf(a.env.Stdout, "store: %s\n", storePath)
+			fmt.Fprintf(a.env.Stdout, "store: %s\n", r.Store)
 			return nil
 		}
 		dir, err := a.projectDir(c)
-		if err != nil {
-			return err
-		}
-		project, err := approval.ProjectKey(dir)
 		if err != nil {
 			return err
 		}
@@ -380,22 +335,14 @@ func (a *app) resetCommand() *cobra.Command {
 		if len(args) == 1 {
 			name = args[0]
 		}
-		found := false
-		err = store.Update(func(d *approval.Data) error {
-			found = d.Delete(project, name)
-			return nil
-		})
+		r, err := a.op().Reset(dir, name)
 		if err != nil {
-			return refused(fmt.Errorf("cannot reset: %w", err))
+			return err
 		}
-		a.refreshLaunch(project)
 		if *asJSON {
-			out := resetJSON{Action: "reset", Project: project, Server: name, Dropped: []string{}, Store: storePath}
-			if found {
-				out.Dropped = append(out.Dropped, project)
-			}
-			return a.writeJSON(out)
+			return a.writeJSON(resetJSON{Action: "reset", Project: r.Project, Server: name, Dropped: r.Dropped, Store: r.Store})
 		}
+		found, project := len(r.Dropped) > 0, r.Project
 		switch {
 		case !found && name != "":
 			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)
@@ -406,7 +353,7 @@ func (a *app) resetCommand() *cobra.Command {
 		default:
 			fmt.Fprintf(a.env.Stdout, "forgot every decision for %s\n", project)
 		}
-		fmt.Fprintf(a.env.Stdout, "store: %s\n", storePath)
+		fmt.Fprintf(a.env.Stdout, "store: %s\n", r.Store)
 		return nil
 	})
 	return c

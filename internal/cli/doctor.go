@@ -3,93 +3,30 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/netproxy"
-	"github.com/piagent/piagent/internal/pihost"
-	"github.com/piagent/piagent/internal/registry"
-	"github.com/piagent/piagent/internal/safefile"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/sandbox"
-	"github.com/piagent/piagent/internal/sandboxexec"
-	"github.com/piagent/piagent/internal/setup"
 )
 
-type dockerJSON struct {
-	Checked bool     `json:"checked"`
-	Running bool     `json:"running"`
-	Error   string   `json:"error,omitempty"`
-	For     []string `json:"servers,omitempty"`
-}
+type dockerJSON = ops.Docker
 
+// doctorJSON is doctor --json: the list, then doctor's findings.
 type doctorJSON struct {
 	listJSON
-	Imports       []mcpconfig.ImportDecl   `json:"imports"`
-	ImportTargets []mcpconfig.ImportTarget `json:"importTargets"`
-	Warnings      []gate.Warning           `json:"warnings"`
-	Docker        dockerJSON               `json:"docker"`
-	Attention     bool                     `json:"attention"`
-	// Protected is the registry: every file and folder no agent tool call
-	// may write (package registry).
-	Protected []registry.Entry `json:"protected"`
-	// Sandbox is what confines the agent's commands on this machine.
-	Sandbox sandbox.Status `json:"sandbox"`
-	// Host is the Pi that runs here and what it does with MCP.
-	Host hostJSON `json:"host"`
-	// Tools are the servers whose catalogue differs from its pin or hides
-	// content (issue 21), by name.
-	Tools map[string]toolsView `json:"tools"`
-	// Stopped are the servers whose last confined run failed, by name.
-	Stopped map[string]lastRunJSON `json:"stopped"`
-	// Quarantines are this project's unexamined quarantines: what a
-	// session changed in its git and Pi files, put back (piagent pi does
-	// not start until each is accepted or discarded).
-	Quarantines []*baseline.Quarantine `json:"quarantines"`
-	// NetRefused are the connections the network proxy refused in the
-	// last week (issue 44), one per host, port and caller.
-	NetRefused []netproxy.Refused `json:"networkRefused"`
-	// Watch says when the record those files are compared with is taken.
-	Watch string `json:"watch"`
+	ops.Findings
 }
 
-type hostJSON struct {
-	Pi      string `json:"pi,omitempty"` // its executable; "" when none was found
-	Version string `json:"version,omitempty"`
-	// Adapter: pi-mcp-adapter is among Pi's packages; Ordered: it loads
-	// after piagent's extension.
-	Adapter bool `json:"adapter"`
-	Ordered bool `json:"ordered"`
-	// Extension: piagent's extension is among Pi's packages.
-	Extension bool `json:"extension"`
-	// Builtin says whether Pi's own MCP client is active in a plain `pi`
-	// session here, and BuiltinWhy why.
-	Builtin    bool         `json:"builtinMCP"`
-	BuiltinWhy string       `json:"builtinWhy"`
-	Trust      pihost.Trust `json:"trust"`
-	Meaning    []string     `json:"meaning"`
-	// BuiltinServers is what Pi's built-in client reads here (Pi ≥ 0.99):
-	// what `pi mcp list` and `pi mcp login` connect, and what a plain pi
-	// session would when neither the adapter nor piagent's extension takes
-	// its place. Each carries the gate's state of the server of that name.
-	BuiltinServers []builtinRow `json:"builtinServers"`
-	BuiltinErrors  []string     `json:"builtinErrors"`
-}
-
-type builtinRow struct {
-	mcpconfig.BuiltinServer
-	State string `json:"state"` // the gate's state, or "yours" for a server of your own file
-}
+// hostJSON is ops.Host: the Pi that runs here, and what its version
+// implies.
+type hostJSON = ops.Host
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
 var dockerCheck = func(ctx context.Context) error {
@@ -110,96 +47,11 @@ var dockerCheck = func(ctx context.Context) error {
 }
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
-	d := doctorJSON{listJSON: a.listData(g), Imports: g.View.Imports, Warnings: g.Warnings, Attention: g.NeedsAttention(),
-		Protected: g.Registry(executables(), nil), Sandbox: sandbox.Probe(), Host: a.host(g), Tools: map[string]toolsView{}, Stopped: map[string]lastRunJSON{}}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if gate.Blocks(s.State) {
-			continue
-		}
-		if v := a.toolsOf(g, s); v.Err != "" || v.waiting() {
-			d.Tools[s.Name] = v
-			d.Attention = true
-		}
-	}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if s.State == gate.Disabled {
-			continue
-		}
-		if r, ok := a.lastFailure(g.Project, s.Name); ok {
-			d.Stopped[s.Name] = lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
-			d.Attention = true
-		}
-	}
-	d.NetRefused = netproxy.Recent(sandboxexec.NetLog(a.env.Home), time.Now().Add(-7*24*time.Hour), 20)
-	if d.NetRefused == nil {
-		d.NetRefused = []netproxy.Refused{}
-	}
-	d.Quarantines, _ = baseline.Pending(a.env.Home, g.View.Cwd)
-	if d.Quarantines == nil {
-		d.Quarantines = []*baseline.Quarantine{}
-	}
-	if len(d.Quarantines) > 0 {
-		d.Attention = true
-	}
-	d.Watch = watchText
-	for _, t := range g.View.ImportTargets {
-		if t.Status != mcpconfig.TargetMissing {
-			d.ImportTargets = append(d.ImportTargets, t)
-		}
-	}
-	if d.Imports == nil {
-		d.Imports = []mcpconfig.ImportDecl{}
-	}
-	if d.ImportTargets == nil {
-		d.ImportTargets = []mcpconfig.ImportTarget{}
-	}
-	if d.Host.Pi != "" && !d.Host.Extension {
-		// Pi is here and nothing of piagent's runs in it.
-		d.Attention = true
-	}
-	d.Warnings = append(slices.Clone(d.Warnings), startupWarnings(g)...)
-	if a.confine(g.View.Cwd) == nil {
-		d.Warnings = append(d.Warnings, gate.Warning{Code: "server-sandbox-off",
-			Text: "serverSandbox is off in your policy: every server piagent pi starts runs with everything you have (credentials, piagent's and Pi's files)"})
-	}
-	for i := range g.Servers {
-		s := &g.Servers[i]
-		if s.State == gate.Disabled || s.Config == nil {
-			continue
-		}
-		owner := map[string]mcpconfig.Contribution{}
-		for _, c := range s.Config.Contributions {
-			for k := range c.Entry {
-				owner[k] = c
-			}
-		}
-		if c := confinement(s, g.View.Cwd); strings.HasPrefix(c, "not confined") {
-			d.Warnings = append(d.Warnings, gate.Warning{Code: "not-confined", Server: s.Name, Text: c})
-		}
-		for _, f := range codeFlags(s, owner, g.View.Cwd) {
-			d.Warnings = append(d.Warnings, gate.Warning{Code: f.Code, Server: s.Name, File: f.File, Text: f.Text})
-		}
-	}
-	d.Warnings = append(d.Warnings, piCacheWarnings(tempDir(a.env), d.Sandbox.Mechanism != "")...)
-	if d.Warnings == nil {
-		d.Warnings = []gate.Warning{}
-	}
-	for _, s := range g.Servers {
-		if cmd, _ := s.Config.Entry["command"].(string); cmd == "docker" && s.State != gate.Disabled {
-			d.Docker.For = append(d.Docker.For, s.Name)
-		}
-	}
-	if len(d.Docker.For) > 0 {
-		d.Docker.Checked = true
-		if err := dockerCheck(c.Context()); err != nil {
-			d.Docker.Error = err.Error()
-		} else {
-			d.Docker.Running = true
-		}
-	}
-	return d
+	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
+		Extension: extensionDir(a.env.Home), Tmp: tempDir(a.env),
+		Docker: func() error { return dockerCheck(c.Context()) },
+		FixOf:  a.failureFix,
+	})}
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -232,7 +84,7 @@ func (a *app) doctorCommand() *cobra.Command {
 
 func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	w := a.env.Stdout
-	disp := func(p string) string { return display(a.env.Home, g.View.Cwd, p) }
+	disp := func(p string) string { return ops.Display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "project: %s\n", g.Project)
 	if g.View.Exclusive {
 		fmt.Fprintf(w, "mode: exclusive (PI_MCP_CONFIG_MODE): only %s is read\n", disp(layerPath(g.View, mcpconfig.LayerPiGlobal)))
@@ -265,7 +117,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	for _, s := range g.Servers {
 		if v, ok := d.Tools[s.Name]; ok {
 			fmt.Fprintf(w, "\n%s offers the model something new (→ %s approve %s --tools after reading it):\n", s.Name, a.mcpCmd(), s.Name)
-			v.print(w, s.Name)
+			printTools(w, v, s.Name)
 		}
 	}
 	for _, s := range g.Servers {
@@ -361,7 +213,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	fmt.Fprintf(w, "watch: %s\n", d.Watch)
 	for _, q := range d.Quarantines {
 		fmt.Fprintf(w, "  QUARANTINE %s (%s): %s put back; piagent pi will not start here until you look: piagent quarantine show %s\n",
-			q.ID, q.Source, strings.Join(changedPaths(q), ", "), q.ID)
+			q.ID, q.Source, strings.Join(ops.ChangedPaths(q), ", "), q.ID)
 	}
 	fmt.Fprintf(w, "protected: %d files and folders no agent tool call may write ('piagent sandbox status' lists how each is kept)\n", len(d.Protected))
 	if len(d.Warnings) > 0 {
@@ -453,98 +305,5 @@ func sandboxLine(st sandbox.Status) string {
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
 
-// host describes the Pi that runs here: its version, whether the adapter
-// and piagent's extension are installed in order, whether Pi's built-in MCP
-// client is active for a plain session and why, and the project's trust.
-func (a *app) host(g *gate.Gate) hostJSON {
-	h := hostJSON{Meaning: []string{}, BuiltinServers: []builtinRow{}}
-	agentDir := g.View.AgentDir
-	h.Trust = pihost.ProjectTrust(agentDir, g.View.Cwd)
-	bv := mcpconfig.Builtin(agentDir, g.View.Cwd, h.Trust.Trusted)
-	h.BuiltinErrors = bv.Errors
-	for _, b := range bv.Servers {
-		row := builtinRow{BuiltinServer: b, State: "yours"}
-		if b.Repository {
-			row.State = gate.PendingApproval
-			if s, ok := g.Server(b.Name); ok {
-				row.State = s.State
-			}
-			if row.State == gate.Disabled && b.Enabled {
-				// disabled: true switches the adapter off, not the built-in
-				row.State = "disabled for the adapter only; 'piagent-mcp disable " + b.Name + "' writes enabled: false too"
-			}
-		}
-		h.BuiltinServers = append(h.BuiltinServers, row)
-	}
-	extension := false
-	if data, err := safefile.Read(filepath.Join(agentDir, "settings.json"), safefile.Options{}); err == nil {
-		if entries, err := setup.ParsePackages(data); err == nil {
-			pkgs := setup.Classify(entries, setup.Where{AgentDir: agentDir, Home: a.env.Home, ExtensionRoot: filepath.Dir(extensionDir(a.env.Home))}, setup.ReadManifest)
-			st := setup.Inspect(pkgs, extensionDir(a.env.Home))
-			h.Adapter = st.Adapter != nil
-			h.Ordered = st.Extension != nil && st.Ordered()
-			extension = st.Extension != nil
-		}
-	}
-	h.Extension = extension
-	pi, _, err := a.findPi()
-	if err != nil {
-		h.BuiltinWhy = "unknown: Pi was not found"
-		return h
-	}
-	h.Pi = pi
-	v, err := a.piVersion(pi)
-	if err != nil {
-		h.BuiltinWhy = "unknown: Pi's version cannot be read"
-		return h
-	}
-	h.Version = v.String()
-	switch {
-	case !pihost.HasBuiltinMCP(v):
-		h.BuiltinWhy = "none in Pi " + v.String()
-	case h.Adapter:
-		h.BuiltinWhy = "replaced by pi-mcp-adapter while the adapter loads (piagent pi also passes --no-mcp); pi mcp list and pi mcp login still use it"
-	case extension:
-		h.BuiltinWhy = "kept out of pi sessions by piagent's extension (it takes /mcp, since the adapter is not installed); pi mcp list and pi mcp login still use it"
-	default:
-		h.Builtin = true
-		h.BuiltinWhy = "active in a plain pi session: it connects every enabled server of " + display(a.env.Home, g.View.Cwd, filepath.Join(agentDir, "mcp.json"))
-		if h.Trust.Trusted {
-			h.BuiltinWhy += " and, since this project is trusted, of .pi/mcp.json"
-		}
-		h.Meaning = append(h.Meaning, "plain pi here starts MCP servers without asking piagent; start Pi with 'piagent pi' (it passes --no-mcp) or run 'piagent setup' to install the adapter")
-	}
-	if h.Trust.Trusted {
-		h.Meaning = append(h.Meaning, "this project is trusted: Pi loads its .pi/extensions, .pi/settings.json and .pi/mcp.json; piagent gates the MCP servers, not the extensions")
-	}
-	if pihost.HasBuiltinMCP(v) && !pihost.CanSwitchOffMCP(v) {
-		h.Meaning = append(h.Meaning, "piagent pi refuses this Pi: its built-in MCP client cannot be switched off before "+pihost.NoMCPFlag.String())
-	}
-	return h
-}
-
-// piCacheWarnings: plain pi keeps the code it loads at its next start
-// (jiti's transpiled extensions, piagent's guard among them, and Node's
-// compile cache) in the shared temporary folder; piagent pi moves them to
-// ~/.pi/piagent/tmp (issue 38). Warned when someone else could write them,
-// or when no sandbox keeps the agent's commands from doing so.
-func piCacheWarnings(tmp string, sandboxed bool) []gate.Warning {
-	var out []gate.Warning
-	for _, c := range launch.PiCaches {
-		dir := filepath.Join(tmp, c)
-		if why := launch.ForeignCache(dir); why != "" {
-			out = append(out, gate.Warning{Code: "pi-cache-foreign", File: dir,
-				Text: "plain pi loads code from this folder at its start, and " + why + ": whoever can write it runs code in Pi; remove it (rm -rf " + dir + ") and start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
-		} else if !sandboxed {
-			if _, err := os.Lstat(dir); err == nil {
-				out = append(out, gate.Warning{Code: "pi-cache-writable", File: dir,
-					Text: "plain pi loads code from this folder at its start, and with no sandbox here the agent's commands can write it; start Pi with piagent pi, which keeps Pi's caches in ~/.pi/piagent/tmp"})
-			}
-		}
-	}
-	return out
-}
-
-// watchText says when the record of the project's git and Pi files is
-// taken, the one a session's changes are compared with and put back from.
-const watchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/commondir, .git/worktrees and .pi before Pi and any server start, and puts back what a session changes there; under a plain pi the record is taken at the session's first tool call, after servers started"
+// host describes the Pi that runs here (ops.Host).
+func (a *app) host(g *gate.Gate) hostJSON { return a.op().Host(g, extensionDir(a.env.Home)) }

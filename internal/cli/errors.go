@@ -11,8 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/piagent/piagent/internal/atomicfile"
-	"github.com/piagent/piagent/internal/safefile"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // Exit statuses shared by every command.
@@ -88,8 +87,18 @@ func reportAs(w io.Writer, name string, err error, asJSON bool) int {
 	}
 	code, hints, quiet := exitAttention, []string(nil), false
 	var ce *cliError
-	if errors.As(err, &ce) {
+	var oe *ops.Error
+	switch {
+	case errors.As(err, &ce):
 		code, hints, quiet = ce.code, ce.hints, ce.quiet
+	case errors.As(err, &oe):
+		// the operations layer's refusal: its hints are data, worded here
+		if oe.Kind == ops.Usage {
+			code = exitUsage
+		}
+		for _, h := range oe.Hints {
+			hints = append(hints, h.Render(mcpCmdOf(name)))
+		}
 	}
 	if quiet {
 		return code
@@ -158,21 +167,13 @@ func fsHints(err error) []string {
 	return nil
 }
 
-// storeHints names the fix for an approval store (at path) that cannot be
-// used or written: the owner or mode to restore for one that is not the
-// person's alone, space for a full disk, and repair for a broken one.
+// storeHints are ops.StoreHints in words (they name no command).
 func storeHints(path string, err error) []string {
-	var ue *safefile.UnsafeError
-	var le *atomicfile.LockedError
-	switch {
-	case errors.As(err, &le):
-		return []string{"another command holds " + path + " (" + le.Holder + "): nothing was changed; run this again when it is done, or end that process if it is stuck"}
-	case errors.As(err, &ue):
-		return []string{ue.Fix, "piagent trusts only a store that is yours alone (OpenSSH's StrictModes rule); nothing was changed"}
-	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return nil // fsHints words these
+	var out []string
+	for _, h := range ops.StoreHints(path, err) {
+		out = append(out, h.Text)
 	}
-	return []string{"repair or move " + path + "; piagent never overwrites a store it cannot read"}
+	return out
 }
 
 // waitingFor tells the person, on stderr, who holds the lock of what a

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	piext "github.com/piagent/piagent/extensions/pi"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 func runExtensionPath(t *testing.T, home string) (stdout, stderr string, code int) {
@@ -124,7 +125,7 @@ func TestExtensionVersion(t *testing.T) {
 func TestWriteExtensionRepairs(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".pi", "piagent", "extension", piext.Version)
-	if _, err := writeExtension(piext.Files(), dir); err != nil {
+	if _, err := ops.WriteExtension(piext.Files(), dir); err != nil {
 		t.Fatal(err)
 	}
 	// A changed file, a deleted file and a symlink in place of a file are all rewritten.
@@ -145,7 +146,7 @@ func TestWriteExtensionRepairs(t *testing.T) {
 	if err := os.Symlink(decoy, filepath.Join(dir, "guard.ts")); err != nil {
 		t.Fatal(err)
 	}
-	written, err := writeExtension(piext.Files(), dir)
+	written, err := ops.WriteExtension(piext.Files(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestWriteExtensionRepairs(t *testing.T) {
 	if err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("guard.ts is still not a regular file: %v %v", fi, err)
 	}
-	written, err = writeExtension(piext.Files(), dir)
+	written, err = ops.WriteExtension(piext.Files(), dir)
 	if err != nil || len(written) != 0 {
 		t.Errorf("third run wrote %v (err %v), want nothing", written, err)
 	}

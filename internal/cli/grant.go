@@ -1,20 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/grant"
-	"github.com/piagent/piagent/internal/launch"
-	"github.com/piagent/piagent/internal/nethosts"
-	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/registry"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 func (a *app) grantCommand() *cobra.Command {
@@ -64,104 +56,42 @@ of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.ValidArgsFunction = a.completeServers(nil)
 	c.RunE = run(func(c *cobra.Command, args []string) error {
-		if len(*read) == 0 && len(*write) == 0 && len(*env) == 0 && len(*netHosts) == 0 {
-			return usagef("name a folder with --read or --write, a variable with --env, or a host with --net")
+		project, err := a.projectDir(c)
+		if err != nil {
+			return err
 		}
-		for i, h := range *netHosts {
-			e, err := nethosts.ParseEntry(h)
-			if err != nil {
-				return usagef("--net %v", err)
-			}
-			(*netHosts)[i] = e.String()
+		o := ops.GrantOptions{Project: project, Agent: *agent, Read: *read, Write: *write, Env: *env, Net: *netHosts,
+			Dir: a.env.Dir, Remove: *remove}
+		if !*agent {
+			o.Server = args[0]
 		}
-		if *agent {
-			if len(*read) > 0 || len(*write) > 0 || len(*env) > 0 {
-				return usagef("--agent takes --net alone")
-			}
-			project, err := a.projectDir(c)
-			if err != nil {
-				return err
-			}
-			if r, err := filepath.EvalSymlinks(project); err == nil {
-				project = r
-			}
-			got, err := grant.Add(a.env.Home, project, grant.Agent, grant.Grant{Net: *netHosts}, *remove)
-			if err != nil {
-				return refused(fmt.Errorf("cannot record the grant: %w", err))
-			}
+		got, err := a.op().Grant(o)
+		if err != nil {
+			return err
+		}
+		if got.Agent {
 			if *asJSON {
-				return a.writeJSON(map[string]any{"agent": true, "project": project, "grant": got})
+				return a.writeJSON(map[string]any{"agent": true, "project": got.Project, "grant": got.Grant})
 			}
-			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", project, listOr(got.Net), registry.GrantsFile(a.env.Home))
+			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", got.Project, listOr(got.Grant.Net), got.File)
 			return nil
 		}
-		for _, v := range *env {
-			if !validEnvName(v) {
-				return usagef("--env %q: want a variable name (letters, digits, _)", v)
-			}
-		}
-		g, err := a.gate(c)
-		if err != nil {
-			return err
-		}
-		s, err := a.findServer(g, args[0])
-		if err != nil {
-			return err
-		}
-		abs := func(list []string) []string {
-			out := make([]string, 0, len(list))
-			for _, p := range list {
-				out = append(out, paths.Abs(a.env.Dir, paths.Expand(a.env.Home, p)))
-			}
-			return out
-		}
-		r, w := abs(*read), abs(*write)
-		if !*remove {
-			set := registry.NewSet(g.Registry(executables(), nil))
-			for _, d := range w {
-				if f, ok := set.Match(d); ok {
-					return refused(fmt.Errorf("cannot grant writing %s: it is %s, which decides what runs", d, f))
-				}
-				if f, ok := set.Holds(d); ok {
-					return refused(fmt.Errorf("cannot grant writing %s: it holds %s, which decides what runs", d, f), "grant a folder beneath it instead")
-				}
-			}
-		}
-		got, err := grant.Add(a.env.Home, g.Project, s.Name, grant.Grant{Read: r, Write: w, Env: *env, Net: *netHosts}, *remove)
-		if err != nil {
-			return refused(fmt.Errorf("cannot record the grant: %w", err))
-		}
-		a.refreshLaunch(g.Project)
 		if *asJSON {
-			return a.writeJSON(map[string]any{"server": s.Name, "project": g.Project, "grant": got})
+			return a.writeJSON(map[string]any{"server": got.Server, "project": got.Project, "grant": got.Grant})
 		}
 		verb := "granted"
 		if *remove {
 			verb = "removed"
 		}
-		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s; network %s\n", verb, s.Name, g.Project, listOr(got.Read), listOr(got.Write), listOr(got.Env), listOr(got.Net))
-		for _, d := range append(append([]string{}, r...), w...) {
-			if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) && !*remove {
-				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
-			}
+		gr := got.Grant
+		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s; network %s\n", verb, got.Server, got.Project, listOr(gr.Read), listOr(gr.Write), listOr(gr.Env), listOr(gr.Net))
+		for _, d := range got.Missing {
+			fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
 		}
-		fmt.Fprintf(a.env.Stdout, "recorded in %s; it applies from the server's next start\n", registry.GrantsFile(a.env.Home))
+		fmt.Fprintf(a.env.Stdout, "recorded in %s; it applies from the server's next start\n", got.File)
 		return nil
 	})
 	return c
-}
-
-// validEnvName reports a portable variable name.
-func validEnvName(v string) bool {
-	if v == "" || v[0] >= '0' && v[0] <= '9' {
-		return false
-	}
-	for _, c := range v {
-		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
 }
 
 func listOr(l []string) string {
@@ -169,21 +99,4 @@ func listOr(l []string) string {
 		return "-"
 	}
 	return strings.Join(l, ", ")
-}
-
-// confinement says how a server runs under piagent pi: "confined",
-// "not confined: …" (a container runtime, whose socket is root-equivalent),
-// or "remote".
-func confinement(s *gate.Server, project string) string {
-	if s.Config == nil {
-		return ""
-	}
-	cmd, _ := s.Config.Entry["command"].(string)
-	switch {
-	case cmd == "":
-		return "remote"
-	case launch.ContainerRuntime(cmd, project):
-		return "not confined: " + filepath.Base(cmd) + " talks to its daemon's socket, which is root-equivalent; piagent cannot confine what the container does (it gets the server's environment allow-list alone: none of Pi's keys)"
-	}
-	return "confined"
 }

@@ -42,7 +42,7 @@ func (a *app) guardCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s := &helper.Server{Engine: a.newEngine(dir), Build: Version}
+		s := &helper.Server{Engine: a.op().Engine(dir), Build: Version}
 		// A helper lives as long as the session: the main's pace for that
 		// (gcpolicy.LongLived), not the one-shot commands' relaxed one.
 		if a.env.LongLived != nil {

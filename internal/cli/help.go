@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/piagent/piagent/internal/ops/verbs"
+)
 
 // Help topics: `piagent help exit-codes`, `piagent help environment`. They
 // are commands without a body, which cobra lists as additional help topics.
@@ -44,8 +48,8 @@ Set by 'piagent pi' for the session it starts (not for you to set):
 
 // helpTopics are the help topics every command tree carries.
 func helpTopics() []*cobra.Command {
-	return []*cobra.Command{
-		reads(&cobra.Command{Use: "exit-codes", Short: "What each exit status means", Long: exitCodesHelp}),
-		reads(&cobra.Command{Use: "environment", Short: "The environment variables piagent reads", Long: environmentHelp}),
-	}
+	return fromTable(verbs.Help,
+		&cobra.Command{Use: "exit-codes", Short: "What each exit status means", Long: exitCodesHelp},
+		&cobra.Command{Use: "environment", Short: "The environment variables piagent reads", Long: environmentHelp},
+	)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 	"unicode/utf8"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 )
@@ -104,17 +104,13 @@ func (a *app) browserFound() bool {
 func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
 
 func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
-	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: g.Blocks,
+	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: []blockJSON{},
 		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}}
 	if out.Skipped == nil {
 		out.Skipped = []mcpconfig.Skipped{}
 	}
-	out.Blocks = slices.Clone(out.Blocks) // the gate's own stay as they are
-	if out.Blocks == nil {
-		out.Blocks = []gate.Block{}
-	}
-	for i := range out.Blocks {
-		out.Blocks[i].Fix = out.Blocks[i].Fix.For(a.mcpCmd())
+	for _, b := range g.Blocks {
+		out.Blocks = append(out.Blocks, blockJSON{Code: b.Code, Reason: b.Reason, Files: b.Files, Fix: a.fix(b.Fix)})
 	}
 	if g.StoreErr != nil {
 		out.StoreError = g.StoreErr.Error()
@@ -176,10 +172,19 @@ func (a *app) writeList(g *gate.Gate) error {
 	return lw.w.Flush()
 }
 
+// blockJSON is a full-block state in list --json: the fix in words, for
+// the command the person typed.
+type blockJSON struct {
+	Code   string   `json:"code"`
+	Reason string   `json:"reason"`
+	Files  []string `json:"files"`
+	Fix    string   `json:"fix"`
+}
+
 // listTail is listJSON after its servers.
 type listTail struct {
 	Skipped    []mcpconfig.Skipped `json:"skipped"`
-	Blocks     []gate.Block        `json:"blocks"`
+	Blocks     []blockJSON         `json:"blocks"`
 	FullBlock  bool                `json:"fullBlock"`
 	Exclusive  bool                `json:"exclusive"`
 	StoreError string              `json:"storeError,omitempty"`
@@ -235,7 +240,7 @@ func (a *app) printTable(g *gate.Gate) {
 	for i := range g.Servers {
 		s := &g.Servers[i]
 		cs := s.Config
-		src := display(a.env.Home, g.View.Cwd, cs.Source.File)
+		src := ops.Display(a.env.Home, g.View.Cwd, cs.Source.File)
 		if cs.Source.Kind != "" {
 			src += " (" + cs.Source.Kind + ")"
 		}
@@ -323,11 +328,11 @@ func clip(s string, n int) string {
 // printSkipped names every config file that exists but was not used.
 func (a *app) printSkipped(g *gate.Gate) {
 	for _, s := range g.View.Skipped {
-		where := at(display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
+		where := at(ops.Display(a.env.Home, g.View.Cwd, s.Path), s.Line, s.Column)
 		fmt.Fprintf(a.env.Stderr, "%s: warning: skipped %s: %s\n", a.name, where, s.Reason)
 	}
 	for _, s := range g.View.Ignored {
-		fmt.Fprintf(a.env.Stderr, "%s: warning: in %s, %s\n", a.name, display(a.env.Home, g.View.Cwd, s.Path), s.Reason)
+		fmt.Fprintf(a.env.Stderr, "%s: warning: in %s, %s\n", a.name, ops.Display(a.env.Home, g.View.Cwd, s.Path), s.Reason)
 	}
 }
 
@@ -336,7 +341,7 @@ func (a *app) printBlocks(g *gate.Gate) {
 	for _, b := range g.Blocks {
 		fmt.Fprintf(a.env.Stderr, "%s: error: every tool call is blocked: %s\n", a.name, b.Reason)
 		for _, f := range b.Files {
-			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, display(a.env.Home, g.View.Cwd, f))
+			fmt.Fprintf(a.env.Stderr, "%s: hint: fix in %s\n", a.name, ops.Display(a.env.Home, g.View.Cwd, f))
 		}
 		fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, a.fix(b.Fix))
 	}

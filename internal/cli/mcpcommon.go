@@ -166,26 +166,6 @@ func (l *layoutWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// display shortens a path for people: ~ for home, relative inside the project.
-func display(home, project, p string) string {
-	if p == "" {
-		return ""
-	}
-	if project != "" && paths.Within(project, p) {
-		if rel, err := filepath.Rel(project, p); err == nil {
-			return rel
-		}
-	}
-	if home != "" && paths.Within(home, p) {
-		rel, _ := filepath.Rel(home, p)
-		if rel == "." {
-			return "~"
-		}
-		return "~/" + rel
-	}
-	return p
-}
-
 // transport names how the adapter reaches a server.
 func transport(e mcpconfig.Entry) string {
 	n := 0
@@ -275,66 +255,4 @@ func (a *app) completeServers(filter func(*gate.Server) bool) cobra.CompletionFu
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// findServer returns the named server or an error suggesting close names.
-func (a *app) findServer(g *gate.Gate, name string) (*gate.Server, error) {
-	if s, ok := g.Server(name); ok {
-		return s, nil
-	}
-	var names []string
-	for _, s := range g.Servers {
-		names = append(names, s.Name)
-	}
-	// Not found is exit 1, as in gh: the command was well formed, the
-	// world holds no such server.
-	err := fmt.Errorf("no MCP server named %q in %s", name, g.View.Cwd)
-	if len(g.View.Skipped) > 0 {
-		// A file that could not be read may declare it: say which, rather
-		// than that it does not exist.
-		var files, hints []string
-		for _, sk := range g.View.Skipped {
-			files = append(files, sk.Path+" ("+sk.Reason+")")
-			hints = append(hints, "repair "+sk.Path+", then run this again")
-		}
-		return nil, refused(fmt.Errorf("no MCP server named %q was read in %s, but %s could not be read and may declare it", name, g.View.Cwd, strings.Join(files, ", ")), slices.Compact(hints)...)
-	}
-	if close := closeNames(name, names); len(close) > 0 {
-		return nil, refused(err, "did you mean "+strings.Join(close, " or ")+"?")
-	}
-	return nil, refused(err, "run '"+a.mcpCmd()+" list' to see the servers")
-}
-
-// closeNames returns names within a small edit distance of name, or sharing
-// a prefix with it.
-func closeNames(name string, names []string) []string {
-	var out []string
-	for _, n := range names {
-		d := editDistance(strings.ToLower(name), strings.ToLower(n))
-		if (d <= 2 || d <= len(name)/3 || strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }

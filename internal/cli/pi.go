@@ -15,15 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
-	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/pihost"
-	"github.com/piagent/piagent/internal/policy"
-	"github.com/piagent/piagent/internal/registry"
-	"github.com/piagent/piagent/internal/sandboxexec"
-	"github.com/piagent/piagent/internal/setup"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 const piLong = `Starts Pi so that the MCP adapter can only ever see approved servers.
@@ -97,77 +91,38 @@ func (a *app) launchPi(args []string) error {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
 	}
-	version, err := a.piVersion(pi)
+	l, err := a.op().PlanLaunch(dir, pi, args)
 	if err != nil {
 		return err
 	}
-	agentDir := paths.AgentDir(a.env.Home, dir, paths.Getenv(a.env.Getenv))
-	plan := pihost.PlanLaunch(version, a.adapterLoaded(agentDir, args))
-	if plan.Refuse != "" {
-		return refused(errors.New(plan.Refuse), plan.Hint)
-	}
-	path, g, held, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
-	if err != nil {
-		return refused(fmt.Errorf("cannot prepare the MCP configuration for Pi: %w", err))
-	}
+	g, plan, agentDir := l.Gate, l.Plan, l.AgentDir
 	// A configuration file the adapter skips takes its servers with it:
 	// say so before Pi starts, with the file, line and column.
 	for _, sk := range g.View.Skipped {
-		where := at(display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
+		where := at(ops.Display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s is skipped (%s): the servers it declares are off in this session; fix the file and start again\n", where, sk.Reason)
 	}
 	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
 		if plan.Notice != "" {
 			fmt.Fprintln(a.env.Stderr, plan.Notice)
 		} else {
-			for _, l := range launchNotice(g, held) {
+			for _, l := range launchNotice(g, l.Held) {
 				fmt.Fprintln(a.env.Stderr, l)
 			}
 		}
 	}
-	vars := map[string]string{
-		launch.EnvMode:     "exclusive",
-		launch.EnvLauncher: "1",
-		launch.EnvConfig:   path,
-		launch.EnvProject:  g.Project,
-	}
-	// The extension runs this very binary, by its absolute path, for the
-	// helper and for the agent's sandboxed shell: never a PATH lookup.
-	if exe := executables(); len(exe) > 0 && a.env.Getenv(launch.EnvBin) == "" {
-		vars[launch.EnvBin] = exe[0]
-	}
-	// Pi's code caches (jiti's transpiled extensions, Node's compile
-	// cache) follow its TMPDIR: a folder of the person's own, registered.
-	piTmp, err := launch.PiTempDir(a.env.Home, a.env.Getenv)
+	vars, front, err := a.op().Env(l)
 	if err != nil {
-		return refused(err, "or set "+launch.EnvPiTmp+" to a folder of yours that no one else can write")
-	}
-	vars["TMPDIR"] = piTmp
-	vars[launch.EnvSystemTmp] = a.env.Getenv("TMPDIR")
-	if t, ok := a.env.LookupEnv(launch.EnvSystemTmp); ok {
-		vars[launch.EnvSystemTmp] = t // a piagent pi started inside another keeps the first one's
-	}
-	vars["JITI_RESPECT_TMPDIR_ENV"] = "1" // jiti would ignore a TMPDIR that is the working directory
-	var front []string
-	if plan.Adapter {
-		front = append(front, "--mcp-config", path)
-	} else {
-		// No adapter: nothing reads the generated file, and Pi 1.x would
-		// refuse the unknown --mcp-config.
-		delete(vars, launch.EnvMode)
-		delete(vars, launch.EnvConfig)
-	}
-	if plan.NoMCP {
-		front = append(front, "--no-mcp")
+		return err
 	}
 	// What the project's git and Pi files are before Pi and any server
 	// starts: the helper compares against it, and so does this process
 	// when Pi exits.
-	base, baseFile, err := a.takeBaseline(dir, g.View.ConfigDir)
+	base, baseFile, err := a.op().TakeBaseline(dir, g.View.ConfigDir)
 	if err != nil {
 		return err
 	}
-	vars[baseline.EnvBaseline] = baseFile
+	vars[ops.EnvBaseline] = baseFile
 	env := withEnv(a.env.Environ, vars)
 	start := a.env.now()
 	err = a.runPi(pi, append(front, args...), env)
@@ -242,34 +197,6 @@ func safeWord(s string) bool {
 	return s != ""
 }
 
-// piVersion reads Pi's version once per start, by pihost's one rule.
-func (a *app) piVersion(pi string) (pihost.Version, error) {
-	v, _, err := pihost.ReadVersion(pi, a.output)
-	if err == nil {
-		return v, nil
-	}
-	if errors.Is(err, pihost.ErrVersion) {
-		err = nil
-	}
-	return pihost.Version{}, refused(fmt.Errorf("cannot tell which Pi %s is (pi --version: %v), and how it starts MCP servers depends on it", pi, orErr(err, "no version printed")),
-		"check that '"+pi+" --version' prints a version, or point PIAGENT_PI at Pi's package executable (dist/bundle/cli.js)")
-}
-
-func orErr(err error, s string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return s
-}
-
-// adapterLoaded reports whether this Pi session will load pi-mcp-adapter.
-// A settings file that cannot be read counts as loading it: Pi then decides,
-// and an unknown --mcp-config stops it, which is closed.
-func (a *app) adapterLoaded(agentDir string, args []string) bool {
-	loads, err := setup.AdapterLoads(agentDir, a.env.Home, args)
-	return loads || err != nil
-}
-
 // launchNotice is what piagent pi prints before Pi starts: every full block,
 // and every repository server held back with the command that lets it run.
 func launchNotice(g *gate.Gate, held []launch.Held) []string {
@@ -292,24 +219,8 @@ func launchNotice(g *gate.Gate, held []launch.Held) []string {
 	return out
 }
 
-// findPi is PIAGENT_PI, which must be an executable file, or pi on PATH
-// (pihost.Find), with the fix for each way it is not there.
-func (a *app) findPi() (path, via string, err error) {
-	p, via, err := pihost.Find(a.env.Getenv, a.env.Home, a.env.Dir)
-	switch {
-	case errors.Is(err, pihost.ErrNotFound):
-		return "", "", refused(err,
-			"install Pi: "+pihost.Install(),
-			"or set PIAGENT_PI to Pi's executable (the package's dist/bundle/cli.js)")
-	case errors.Is(err, pihost.ErrNotExecutable):
-		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s is not an executable file", p),
-			"chmod +x it, or point PIAGENT_PI at Pi's executable")
-	case err != nil:
-		return "", "", usageErr(fmt.Errorf("PIAGENT_PI=%s: %v", p, unwrapPathErr(err)),
-			"point PIAGENT_PI at Pi's executable, for example <npm prefix>/lib/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
-	}
-	return p, via, nil
-}
+// findPi is PIAGENT_PI, or pi on PATH (ops.FindPi).
+func (a *app) findPi() (path, via string, err error) { return a.op().FindPi() }
 
 // withEnv is environ with the given variables set, every earlier assignment
 // of them removed.
@@ -388,7 +299,7 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.confine(dir))
+		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
 		if err != nil {
 			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
 		}
@@ -398,116 +309,17 @@ func (a *app) launchConfigCommand() *cobra.Command {
 	return c
 }
 
-// refreshLaunch rewrites the launch configuration after a decision taken
-// inside a session piagent pi started; elsewhere it does nothing. A failure
-// is a warning: the decision itself is recorded.
-func (a *app) refreshLaunch(project string) {
-	if err := launch.Refresh(a.env.Home, project, a.env.Getenv, a.confine(project)); err != nil {
-		fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err)
-	}
-}
-
-// startupWarnings are doctor's warnings for the unapproved repository
-// servers the adapter could start before any tool call when Pi runs without
-// the launcher. They do not change doctor's exit status.
-func startupWarnings(g *gate.Gate) []gate.Warning {
-	_, err := os.Stat(registry.AdapterCache(g.View.AgentDir))
-	var out []gate.Warning
-	for _, r := range gate.StartupRisk(g, err == nil) {
-		out = append(out, gate.Warning{Code: "startup-risk", Server: r.Server,
-			Text: "without the launcher the adapter may start it before any tool call: " + r.Why + "; start Pi with 'piagent pi'"})
-	}
-	return out
-}
-
-// confine is how the launcher wraps servers: in piagent's server sandbox,
-// unless the user's policy says "serverSandbox": "off" (doctor then warns),
-// or piagent's own path is unknown (then every server would fail to start,
-// which the notice says).
-func (a *app) confine(project string) *launch.Confine {
-	if pol, _ := policy.Load(a.env.Home, project); pol != nil && pol.Err() == nil && pol.ServerSandbox() == policy.ServerSandboxOff {
-		return nil
-	}
-	bin := ""
-	if exe := executables(); len(exe) > 0 {
-		bin = exe[0]
-	}
-	return &launch.Confine{Bin: bin, Lean: sandboxexec.Lean(bin)}
-}
-
-// takeBaseline records the project's git and Pi files before a session.
-// It first finishes what an earlier launcher in this project could not
-// (killed before Pi exited: its changes are put back now), then refuses
-// while a quarantine of the project is unexamined.
-func (a *app) takeBaseline(dir, configDir string) (*baseline.Snapshot, string, error) {
-	home := a.env.Home
-	unfinished, err := baseline.Unfinished(home, dir)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot read the baselines of earlier sessions: %w", err))
-	}
-	for _, p := range unfinished {
-		if s, err := baseline.Load(home, p); err == nil {
-			if ch, err := baseline.Compare(s); err == nil && len(ch) > 0 {
-				if _, err := baseline.Restore(home, s, ch, baseline.AfterCrash); err != nil {
-					fmt.Fprintf(a.env.Stderr, "piagent: warning: %v\n", err)
-				}
-			}
-		}
-		os.Remove(p)
-	}
-	pending, err := baseline.Pending(home, dir)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot read piagent's quarantines: %w", err))
-	}
-	if len(pending) > 0 {
-		q := pending[0]
-		what := strings.Join(changedPaths(q), ", ")
-		if what == "" {
-			what = "an unreadable record"
-		}
-		return nil, "", refused(fmt.Errorf("not starting Pi: files that decide what git runs or what Pi loads changed in this project %s, and piagent put back the earlier version; what it found (%s) is in quarantine %s, which nobody has looked at yet", q.Source, what, q.ID),
-			"look: piagent quarantine show "+q.ID+" (or piagent mcp doctor --json)",
-			"then, if the change was yours (an edit made outside Pi): piagent quarantine accept "+q.ID,
-			"if it was not: piagent quarantine discard "+q.ID)
-	}
-	s, err := baseline.Take(dir, baseline.Roots(dir, configDir))
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot record the project's git and Pi files before Pi starts: %w", err))
-	}
-	p, err := baseline.Save(home, s)
-	if err != nil {
-		return nil, "", refused(fmt.Errorf("cannot save the project's baseline: %w", err))
-	}
-	return s, p, nil
-}
-
 // afterPi compares the project's git and Pi files with the session's
-// baseline once Pi has exited, puts back what changed (the agent's last
-// command, a server's exit, or anything the helper did not see), and says
-// what is in quarantine.
-func (a *app) afterPi(dir string, s *baseline.Snapshot, file string, start time.Time) {
-	defer os.Remove(file)
-	ch, err := baseline.Compare(s)
+// baseline once Pi has exited and puts back what changed
+// (ops.AfterSession), then says what is in quarantine.
+func (a *app) afterPi(dir string, s *ops.Snapshot, file string, start time.Time) {
+	made, err := a.op().AfterSession(dir, s, file, start)
 	if err != nil {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: cannot compare the project's git and Pi files with the session's start: %v; look at them yourself (git status, ls -la .git/hooks .pi)\n", err)
-	} else if len(ch) > 0 {
-		if _, err := baseline.Restore(a.env.Home, s, ch, baseline.AfterExit); err != nil {
-			fmt.Fprintf(a.env.Stderr, "piagent: warning: %v\n", err)
-		}
 	}
-	// a repository nested in the project with a setting made during the
-	// session (a server's last act, say) that the person's next git
-	// status would run
-	if _, err := baseline.RestoreNested(a.env.Home, s.Project, s.Taken.Add(-time.Second), baseline.AfterExit); err != nil {
-		fmt.Fprintf(a.env.Stderr, "piagent: warning: %v; look at the repositories nested in the project yourself (git submodule status)\n", err)
-	}
-	pending, _ := baseline.Pending(a.env.Home, dir)
-	for _, q := range pending {
-		if q.When.Before(start.Add(-time.Second)) {
-			continue
-		}
+	for _, q := range made {
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: during this session %s changed (found %s); piagent put back the version from the session's start and moved what it found to %s\n",
-			strings.Join(changedPaths(q), ", "), q.Source, baseline.Folder(a.env.Home, q.ID))
+			strings.Join(ops.ChangedPaths(q), ", "), q.Source, a.op().QuarantineFolder(q.ID))
 		fmt.Fprintf(a.env.Stderr, "piagent: hint: look before the next session: piagent quarantine show %s; then piagent quarantine accept %s if it was yours, or piagent quarantine discard %s\n", q.ID, q.ID, q.ID)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/testenv"
 )
 
@@ -137,7 +138,7 @@ func TestStartupWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := startupWarnings(g)
+	ws := ops.StartupWarnings(g)
 	if len(ws) != 1 || ws[0].Code != "startup-risk" || ws[0].Server != "r" ||
 		!strings.Contains(ws[0].Text, "no metadata cache") || !strings.Contains(ws[0].Text, "lifecycle eager") || !strings.Contains(ws[0].Text, "piagent pi") {
 		t.Errorf("warnings = %+v", ws)
@@ -234,15 +235,15 @@ func TestPiTempDir(t *testing.T) {
 func TestPiCacheWarnings(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	if w := piCacheWarnings(tmp, true); len(w) != 0 {
+	if w := ops.PiCacheWarnings(tmp, true); len(w) != 0 {
 		t.Errorf("no caches: %+v", w)
 	}
 	jiti := filepath.Join(tmp, "jiti")
 	os.Mkdir(jiti, 0o700)
-	if w := piCacheWarnings(tmp, true); len(w) != 0 {
+	if w := ops.PiCacheWarnings(tmp, true); len(w) != 0 {
 		t.Errorf("the person's own cache under a sandbox: %+v", w)
 	}
-	if w := piCacheWarnings(tmp, false); len(w) != 1 || w[0].Code != "pi-cache-writable" {
+	if w := ops.PiCacheWarnings(tmp, false); len(w) != 1 || w[0].Code != "pi-cache-writable" {
 		t.Errorf("no sandbox: %+v", w)
 	}
 	// the person's own cache in the shared, sticky temporary folder
@@ -255,13 +256,13 @@ func TestPiCacheWarnings(t *testing.T) {
 		t.Errorf("the person's own folder in the sticky %s: %s", os.TempDir(), w)
 	}
 	os.Chmod(jiti, 0o777)
-	w := piCacheWarnings(tmp, true)
+	w := ops.PiCacheWarnings(tmp, true)
 	if len(w) != 1 || w[0].Code != "pi-cache-foreign" || w[0].File != jiti || !strings.Contains(w[0].Text, "rm -rf "+jiti) {
 		t.Errorf("an open cache: %+v", w)
 	}
 	os.Remove(jiti)
 	os.Symlink(t.TempDir(), filepath.Join(tmp, "node-compile-cache"))
-	if w := piCacheWarnings(tmp, true); len(w) != 1 || !strings.Contains(w[0].Text, "not a folder") {
+	if w := ops.PiCacheWarnings(tmp, true); len(w) != 1 || !strings.Contains(w[0].Text, "not a folder") {
 		t.Errorf("a link: %+v", w)
 	}
 }

@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/approval"
-	"github.com/piagent/piagent/internal/engine"
-	"github.com/piagent/piagent/internal/guard"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
@@ -33,28 +30,16 @@ func (a *app) policyCommand() *cobra.Command {
 	return c
 }
 
-// engine is the same decision engine the Pi extension asks, for the
-// command's project.
-func (a *app) engine(c *cobra.Command) (*engine.Engine, error) {
-	dir, err := a.projectDir(c)
-	if err != nil {
-		return nil, err
-	}
-	return a.newEngine(dir), nil
-}
-
-func (a *app) newEngine(dir string) *engine.Engine {
-	return &engine.Engine{Home: a.env.Home, Cwd: dir, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Binaries: executables()}
-}
-
 func (a *app) policyShow() *cobra.Command {
 	c := &cobra.Command{Use: "show", Short: "Print the effective policy and where each part came from", Args: cobra.NoArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		p, err := s.Policy()
 		if err != nil {
 			return err
@@ -122,20 +107,9 @@ func (a *app) policyShow() *cobra.Command {
 func (a *app) effectiveMode(c *cobra.Command, p *policy.Policy) (mode, why string, err error) {
 	dir, derr := a.projectDir(c)
 	if derr != nil {
-		return p.Mode(), "the policy's default", nil
+		return p.Mode(), ops.ModeDefault, nil
 	}
-	key, kerr := approval.ProjectKey(dir)
-	if kerr != nil {
-		return p.Mode(), "the policy's default", nil
-	}
-	choice, err := policy.ProjectModeChoice(a.env.Home, key)
-	switch {
-	case err != nil:
-		return policy.ModeReadOnly, "the mode store cannot be read: the narrowest mode", err
-	case choice != "":
-		return choice, "chosen for this project", nil
-	}
-	return p.Mode(), "the policy's default", nil
+	return a.op().EffectiveMode(dir, p.Mode())
 }
 
 // readCall reads one {"toolName", "input"} object from stdin.
@@ -160,20 +134,31 @@ func (a *app) policyCheck() *cobra.Command {
 	}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
-		var call guard.Call
+		var call ops.Call
 		if err := a.readCall(&call); err != nil {
 			return err
 		}
 		if call.ToolName == "" {
 			return usagef("the tool call has no toolName")
 		}
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		d := s.Check(call)
 		if *asJSON {
-			if err := a.writeJSON(d); err != nil {
+			// The fix in words, for the command line (the helper protocol
+			// carries it as data).
+			out := struct {
+				ops.CallDecision
+				Fix string `json:"fix,omitempty"`
+			}{CallDecision: d}
+			if d.Fix != nil {
+				out.Fix = d.Fix.String()
+			}
+			if err := a.writeJSON(out); err != nil {
 				return err
 			}
 		} else {
@@ -190,9 +175,9 @@ func (a *app) policyCheck() *cobra.Command {
 			}
 		}
 		switch d.Action {
-		case guard.Block:
+		case ops.Block:
 			return attention()
-		case guard.Confirm:
+		case ops.Confirm:
 			return &cliError{code: exitConfirm, err: errors.New("needs confirmation"), quiet: true}
 		}
 		return nil
@@ -220,10 +205,12 @@ func (a *app) policyRedact() *cobra.Command {
 		if len(in.Content) == 0 {
 			return usagef("the tool result has no content")
 		}
-		s, err := a.engine(c)
+		dir, err := a.projectDir(c)
 		if err != nil {
 			return err
 		}
+		// the same decision engine the Pi extension asks
+		s := a.op().Engine(dir)
 		out, err := s.Redact(in.ToolName, in.Input, in.Content)
 		if err != nil {
 			return usageErr(err)
@@ -245,8 +232,7 @@ func (a *app) policyRedact() *cobra.Command {
 
 func (a *app) policyMode() *cobra.Command {
 	c := &cobra.Command{
-		Use:         "mode [MODE]",
-		Annotations: map[string]string{gateKey: gateChanges}, // it can loosen the guard
+		Use: "mode [MODE]",
 		Example: `  piagent policy mode
   piagent policy mode readOnly
   piagent policy mode --clear`,
@@ -260,39 +246,18 @@ func (a *app) policyMode() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		key, err := approval.ProjectKey(dir)
+		mode := ""
+		if len(args) == 1 {
+			mode = args[0]
+		}
+		choice, err := a.op().SetMode(dir, len(args) == 1 || *forget, mode)
 		if err != nil {
 			return err
 		}
-		if len(args) == 1 || *forget {
-			mode := ""
-			if len(args) == 1 {
-				mode = args[0]
-				if !slices.Contains(policy.Modes, mode) {
-					err := fmt.Errorf("unknown mode %q (modes: %s)", mode, strings.Join(policy.Modes, ", "))
-					for _, m := range policy.Modes {
-						if strings.EqualFold(m, mode) {
-							// Modes are camelCase: readonly is readOnly.
-							return usageErr(err, "did you mean '"+m+"'? piagent policy mode "+m)
-						}
-					}
-					return usageErr(err)
-				}
-			}
-			if err := policy.SetProjectMode(a.env.Home, key, mode); err != nil {
-				return refused(err, "piagent never overwrites a file it cannot read: fix it, or remove it (rm "+registry.ModeStore(a.env.Home)+") and choose again")
-			}
-		}
-		mode, err := policy.ProjectModeChoice(a.env.Home, key)
-		if err != nil {
-			return refused(fmt.Errorf("%w; until it is fixed every tool call is decided in mode readOnly", err),
-				"piagent never overwrites a file it cannot read: fix it, or remove it ("+"rm "+registry.ModeStore(a.env.Home)+") and choose again")
-		}
-		if mode == "" {
-			p, _ := policy.Load(a.env.Home, dir)
-			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", p.Mode())
+		if choice.Mode == "" {
+			fmt.Fprintf(a.env.Stdout, "mode: %s (the policy's default)\n", choice.Default)
 		} else {
-			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", mode, key, registry.ModeStore(a.env.Home))
+			fmt.Fprintf(a.env.Stdout, "mode: %s (chosen for %s in %s)\n", choice.Mode, choice.Project, choice.Store)
 		}
 		return nil
 	})

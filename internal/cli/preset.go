@@ -4,26 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/preset"
 )
 
 // presetServerJSON is one server of a preset: what an apply did with it, or
 // for --list what it needs.
-type presetServerJSON struct {
-	ID     string     `json:"id"`
-	Action string     `json:"action,omitempty"` // added, restored, kept, unchanged, skipped
-	Needs  []needJSON `json:"needs,omitempty"`
-	// Missing is, for a skipped server, the runtime this machine lacks.
-	Missing string `json:"missing,omitempty"`
-}
+type presetServerJSON = ops.PresetServer
 
 type presetJSON struct {
 	Name     string             `json:"name"`
@@ -48,7 +41,7 @@ func (a *app) presetFlags(c *cobra.Command) {
 	// read them when asked.
 	name := c.Flags().String("preset", "", "apply a preset by name (--list shows them)")
 	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(writeScopes, ", "))
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(ops.WriteScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
@@ -105,7 +98,7 @@ func (a *app) presetCommand() *cobra.Command {
 			return preset.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(writeScopes, ", "))
+	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
@@ -128,22 +121,13 @@ func (a *app) presetCommand() *cobra.Command {
 	return c
 }
 
-func baselineNeeds(id string) []needJSON {
-	b, _ := preset.Baseline(id)
-	out := []needJSON{}
-	for _, n := range b.Needs {
-		out = append(out, needJSON{Server: id, Kind: n.Kind, Name: n.Name, Optional: n.Optional, Text: n.Text})
-	}
-	return out
-}
-
 func (a *app) listPresets(asJSON bool) error {
 	var all []presetJSON
 	for _, name := range preset.Names() {
 		p, _ := preset.Get(name)
 		pj := presetJSON{Name: p.Name, Purpose: p.Purpose, Servers: []presetServerJSON{}, Settings: p.Settings}
 		for _, id := range p.Servers {
-			pj.Servers = append(pj.Servers, presetServerJSON{ID: id, Needs: baselineNeeds(id)})
+			pj.Servers = append(pj.Servers, presetServerJSON{ID: id, Needs: ops.BaselineNeeds(id)})
 		}
 		all = append(all, pj)
 	}
@@ -217,89 +201,30 @@ func (a *app) missingRuntime(needs []preset.Need) string {
 }
 
 func (a *app) applyPreset(o presetOptions) error {
-	name, scope, project, replace, dryRun, asJSON := o.Name, o.Scope, o.Project, o.Replace, o.DryRun, o.JSON
-	p, ok := preset.Get(name)
-	if !ok {
-		return usageErr(fmt.Errorf("no preset named %q", name), "presets: "+strings.Join(preset.Names(), ", "))
+	po := ops.PresetOptions{Name: o.Name, Scope: o.Scope, Project: o.Project, Replace: o.Replace, DryRun: o.DryRun}
+	if o.Runnable {
+		po.Missing = a.missingRuntime
 	}
-	sf, err := a.scopeFile(scope, project)
+	ap, err := a.op().ApplyPreset(po)
 	if err != nil {
 		return err
 	}
-	g, err := a.gateAt(project)
-	if err != nil {
-		return err
-	}
+	res := ap.Result
 	out := newResult("preset")
-	out.Preset, out.Scope, out.File, out.DryRun = p.Name, sf.Scope, sf.Path, dryRun
-	var written, settings []string
-	eo := mcpedit.Options{DryRun: dryRun}
-	pre := map[string]string{}
-	if sf.Repository {
-		eo.Prepare = a.approveFirst(project, sf.Path, func() []string { return written }, pre)
-	}
-	res, err := a.editFileOpts(g, sf.Path, sf.Repository, eo, func(d *mcpedit.Doc) error {
-		out.Servers, written, settings = nil, nil, nil
-		for _, id := range p.Servers {
-			b, ok := preset.Baseline(id)
-			if !ok {
-				return fmt.Errorf("preset %s: no baseline for %s", p.Name, id)
-			}
-			st := presetServerJSON{ID: id}
-			cur, has := d.Entry(id)
-			switch {
-			case !has && o.Runnable && a.missingRuntime(b.Needs) != "":
-				st.Action, st.Missing = "skipped", a.missingRuntime(b.Needs)
-			case !has:
-				st.Action = "added"
-			case reflect.DeepEqual(cur, b.Entry):
-				st.Action = "unchanged"
-			case !replace:
-				st.Action = "kept"
-			default:
-				st.Action = "restored"
-			}
-			if st.Action == "added" || st.Action == "restored" {
-				if err := d.SetServer(id, b.JSON); err != nil {
-					return err
-				}
-				written = append(written, id)
-			}
-			out.Servers = append(out.Servers, st)
-		}
-		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
-			v, _ := json.Marshal(p.Settings[k])
-			wrote, err := d.SetSettingDefault(k, v)
-			if err != nil {
-				return err
-			}
-			if wrote {
-				settings = append(settings, k)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	out.File, out.Changed = res.Path, res.Changed
-	for _, s := range out.Servers {
-		if s.Action != "skipped" {
-			out.Needs = append(out.Needs, baselineNeeds(s.ID)...)
-		}
-	}
-	if !asJSON {
+	out.Preset, out.Scope, out.File, out.DryRun, out.Changed = ap.Preset, ap.Scope, ap.File, o.DryRun, res.Changed
+	out.Servers, out.Needs = ap.Servers, append(out.Needs, ap.Needs...)
+	if !o.JSON {
 		w := a.env.Stdout
-		fmt.Fprintf(w, "preset %s (scope %s)\n", p.Name, sf.Scope)
+		fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)
 		for _, s := range out.Servers {
 			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
 		}
-		if len(settings) > 0 {
-			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(settings, ", "))
+		if len(ap.Settings) > 0 {
+			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(ap.Settings, ", "))
 		}
-		if !res.Changed && !dryRun {
+		if !res.Changed && !o.DryRun {
 			fmt.Fprintln(w, "no change")
 		}
 	}
-	return a.finishWrite(project, &out, res, written, pre, asJSON)
+	return a.finishWrite(o.Project, &out, res, ap.Written, ap.Pre, o.JSON)
 }

@@ -2,15 +2,13 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/baseline"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 const quarantineLong = `Files that decide what Pi loads or what git runs (the project's .pi folder,
@@ -40,13 +38,13 @@ func (a *app) quarantineCommand() *cobra.Command {
 	}
 	listJSON := list.Flags().Bool("json", false, "print JSON")
 	list.RunE = run(func(*cobra.Command, []string) error {
-		all, err := baseline.List(a.env.Home)
+		all, err := a.op().Quarantines()
 		if err != nil {
 			return err
 		}
 		if *listJSON {
 			if all == nil {
-				all = []*baseline.Quarantine{}
+				all = []*ops.Quarantine{}
 			}
 			return a.printJSONValue(all)
 		}
@@ -71,7 +69,7 @@ func (a *app) quarantineCommand() *cobra.Command {
 	}
 	showJSON := show.Flags().Bool("json", false, "print JSON")
 	show.RunE = run(func(_ *cobra.Command, args []string) error {
-		q, err := a.readQuarantine(args[0])
+		q, err := a.op().ReadQuarantine(args[0])
 		if err != nil {
 			return err
 		}
@@ -88,16 +86,12 @@ func (a *app) quarantineCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	accept.RunE = run(func(_ *cobra.Command, args []string) error {
-		if _, err := a.readQuarantine(args[0]); err != nil {
+		q, replaced, err := a.op().AcceptQuarantine(args[0])
+		if err != nil {
 			return err
 		}
-		q, err := baseline.Accept(a.env.Home, args[0])
-		if err != nil {
-			return refused(fmt.Errorf("cannot accept quarantine %s: %w", args[0], err),
-				"'piagent quarantine show "+args[0]+"' says where its files are; move them by hand and then 'piagent quarantine discard "+args[0]+"'")
-		}
 		fmt.Fprintf(a.env.Stdout, "put back in %s: %s; what it replaced is kept in %s\n", q.Project,
-			strings.Join(changedPaths(q), ", "), filepath.Join(baseline.Folder(a.env.Home, q.ID), "replaced"))
+			strings.Join(ops.ChangedPaths(q), ", "), replaced)
 		return nil
 	})
 	discard := &cobra.Command{
@@ -107,11 +101,8 @@ func (a *app) quarantineCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	discard.RunE = run(func(_ *cobra.Command, args []string) error {
-		if _, err := a.readQuarantine(args[0]); err != nil && !errors.Is(err, errUnreadableQuarantine) {
+		if err := a.op().DiscardQuarantine(args[0]); err != nil {
 			return err
-		}
-		if err := baseline.Discard(a.env.Home, args[0]); err != nil {
-			return refused(err)
 		}
 		fmt.Fprintf(a.env.Stdout, "discarded quarantine %s\n", args[0])
 		return nil
@@ -120,36 +111,13 @@ func (a *app) quarantineCommand() *cobra.Command {
 	return c
 }
 
-var errUnreadableQuarantine = errors.New("unreadable quarantine record")
-
-// readQuarantine reads one quarantine, or says how to find the right ID.
-func (a *app) readQuarantine(id string) (*baseline.Quarantine, error) {
-	if _, err := os.Lstat(baseline.Folder(a.env.Home, id)); err != nil || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
-		return nil, usageErr(fmt.Errorf("no quarantine %q", id), "'piagent quarantine list' shows every quarantine")
-	}
-	q, err := baseline.Read(a.env.Home, id)
-	if err != nil {
-		return nil, &cliError{code: exitAttention, err: fmt.Errorf("%w: %v", errUnreadableQuarantine, err),
-			hints: []string{"look in " + baseline.Folder(a.env.Home, id) + " yourself, then 'piagent quarantine discard " + id + "'"}}
-	}
-	return q, nil
-}
-
-func changedPaths(q *baseline.Quarantine) []string {
-	var out []string
-	for _, k := range q.Changes {
-		out = append(out, k.Path)
-	}
-	return out
-}
-
-func (a *app) printQuarantine(q *baseline.Quarantine) {
+func (a *app) printQuarantine(q *ops.Quarantine) {
 	w := a.env.Stdout
 	state := "unexamined: piagent pi will not start Pi in this project until you accept or discard it"
 	if q.Examined != "" {
 		state = q.Examined
 	}
-	dir := baseline.Folder(a.env.Home, q.ID)
+	dir := a.op().QuarantineFolder(q.ID)
 	fmt.Fprintf(w, "quarantine %s\n  project: %s\n  when:    %s, %s\n  state:   %s\n  files:   %s\n", q.ID, q.Project,
 		q.When.Local().Format("2006-01-02 15:04:05"), q.Source, state, filepath.Join(dir, "files"))
 	for _, k := range q.Changes {

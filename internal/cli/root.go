@@ -6,6 +6,8 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/ops/verbs"
 	"github.com/spf13/cobra"
 )
 
@@ -13,12 +15,15 @@ import (
 type app struct {
 	env  Env
 	name string // "piagent" or "piagent-mcp"
-	cat  *catalogueFiles
+	ops  *ops.Ops
 }
 
 // mcpCmd is how this invocation spells the MCP commands in hints.
-func (a *app) mcpCmd() string {
-	if a.name == "piagent-mcp" {
+func (a *app) mcpCmd() string { return mcpCmdOf(a.name) }
+
+// mcpCmdOf spells the MCP commands for the program name the person typed.
+func mcpCmdOf(name string) string {
+	if name == "piagent-mcp" {
 		return "piagent-mcp"
 	}
 	return "piagent mcp"
@@ -26,6 +31,19 @@ func (a *app) mcpCmd() string {
 
 // fix words a fix for the command the person typed.
 func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
+
+// op is the operations layer for this invocation's person.
+func (a *app) op() *ops.Ops {
+	if a.ops == nil {
+		a.ops = &ops.Ops{Home: a.env.Home, Getenv: a.env.Getenv, LookupEnv: a.env.LookupEnv, Now: a.env.now, Binaries: executables(), Dir: a.env.Dir, Output: a.output,
+			Waiting: func(what, holder string) {
+				fmt.Fprintf(a.env.Stderr, "%s: waiting for %s: held by %s\n", a.name, what, holder)
+			},
+			Warn: func(err error) { fmt.Fprintf(a.env.Stderr, "%s: warning: %v\n", a.name, err) },
+		}
+	}
+	return a.ops
+}
 
 // CommandMemory is the heap a one-shot command grows to before its first
 // collection (gcpolicy.OneShot, set by the main packages); 10,000 servers
@@ -67,7 +85,8 @@ func Main(name string, args []string, env Env) int {
 	})
 	err := root.Execute()
 	var ce *cliError
-	if err != nil && !errors.As(err, &ce) {
+	var oe *ops.Error
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &oe) {
 		// Anything that is not ours comes from cobra's own parsing: usage.
 		err = usageErr(err, fmt.Sprintf("run '%s --help' for usage", name))
 	}
@@ -107,43 +126,59 @@ func (a *app) rootCommand() *cobra.Command {
 	return root
 }
 
-// The command table: every command piagent has. Each one's annotation
-// "gate" says whether it records or changes decisions or configuration
-// ("changes": an agent may not run it) or only reads ("reads"); the guard's
-// shell reader holds the same split, and TestCommandTableAgreesWithGuard
-// keeps the two in step.
+// The command tree. Which commands there are, and whether each records or
+// changes decisions or configuration ("changes": an agent may not run it)
+// or only reads ("reads"), is the table in internal/ops/verbs: each
+// command's "gate" annotation comes from it, the guard's shell reader
+// derives its lists from it, and TestCommandTableAgreesWithGuard and
+// TestTableIsTheTree keep the three in step.
 
 // topCommands are the top-level commands beside `mcp`.
 func (a *app) topCommands() []*cobra.Command {
-	return []*cobra.Command{
-		reads(a.piCommand()), changes(a.launchConfigCommand()),
-		changes(a.setupCommand()), changes(a.uninstallCommand()),
-		reads(a.policyCommand()), reads(a.guardCommand()), reads(a.sandboxCommand()),
-		reads(a.extensionCommand()), reads(a.versionCommand()), changes(a.manCommand()),
-		changes(a.quarantineCommand()),
-	}
+	return fromTable(verbs.Top,
+		a.piCommand(), a.launchConfigCommand(), a.setupCommand(), a.uninstallCommand(),
+		a.policyCommand(), a.guardCommand(), a.sandboxCommand(), a.extensionCommand(),
+		a.versionCommand(), a.manCommand(), a.quarantineCommand(),
+	)
 }
 
 // mcpSubcommands are the subcommands of `mcp` (and of piagent-mcp).
 func (a *app) mcpSubcommands() []*cobra.Command {
-	return []*cobra.Command{
-		reads(a.listCommand()), reads(a.getCommand()), reads(a.doctorCommand()), reads(a.noticeCommand()),
-		changes(a.approveCommand()), changes(a.rejectCommand()), changes(a.resetCommand()),
-		changes(a.addCommand()), changes(a.editCommand("remove")), changes(a.editCommand("enable")), changes(a.editCommand("disable")),
-		changes(a.grantCommand()), changes(a.presetCommand()),
+	return fromTable(verbs.MCP,
+		a.listCommand(), a.getCommand(), a.doctorCommand(), a.noticeCommand(),
+		a.approveCommand(), a.rejectCommand(), a.resetCommand(), a.addCommand(),
+		a.editCommand("remove"), a.editCommand("enable"), a.editCommand("disable"),
+		a.grantCommand(), a.presetCommand(),
+	)
+}
+
+// fromTable annotates each command with its verb's effect in vs, and its
+// subcommands with theirs when the table lists them (else they take the
+// command's). A command the table lacks is a programming error: a new
+// command enters the table first.
+func fromTable(vs []verbs.Verb, cs ...*cobra.Command) []*cobra.Command {
+	for _, c := range cs {
+		v, ok := verbs.Of(vs, c.Name())
+		if !ok {
+			panic("cli: command " + c.Name() + " is not in internal/ops/verbs")
+		}
+		annotate(c, string(v.Effect))
+		if len(v.Subs) > 0 {
+			fromTable(v.Subs, c.Commands()...)
+		}
 	}
+	return cs
 }
 
 // gateKey is the annotation that says whether an agent may run a command:
 // gateChanges or gateReads. A subcommand without one takes its parent's.
 const (
 	gateKey     = "gate"
-	gateChanges = "changes"
-	gateReads   = "reads"
+	gateChanges = string(verbs.Changes)
+	gateReads   = string(verbs.Reads)
 )
 
-func changes(c *cobra.Command) *cobra.Command { return annotate(c, gateChanges) }
-func reads(c *cobra.Command) *cobra.Command   { return annotate(c, gateReads) }
+func reads(c *cobra.Command) *cobra.Command { return annotate(c, gateReads) }
 
 func annotate(c *cobra.Command, v string) *cobra.Command {
 	if c.Annotations == nil {
@@ -171,13 +206,14 @@ func (a *app) mcpCommand(use string) *cobra.Command {
 	return c
 }
 
-// run adapts a command body: errors that are not already ours become a
-// refusal with status 1.
+// run adapts a command body: errors that are not already ours (or the
+// operations layer's, which report words) become a refusal with status 1.
 func run(fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		err := fn(c, args)
 		var ce *cliError
-		if err != nil && !errors.As(err, &ce) {
+		var oe *ops.Error
+		if err != nil && !errors.As(err, &ce) && !errors.As(err, &oe) {
 			return refused(err)
 		}
 		return err
@@ -206,7 +242,7 @@ func guardGroups(c *cobra.Command) {
 				// (lst is list, not get).
 				best := s[0]
 				for _, c := range s[1:] {
-					if editDistance(args[0], c) < editDistance(args[0], best) {
+					if ops.EditDistance(args[0], c) < ops.EditDistance(args[0], best) {
 						best = c
 					}
 				}

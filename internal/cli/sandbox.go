@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/nethosts"
-	"github.com/piagent/piagent/internal/policy"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
 )
@@ -67,13 +66,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		if err != nil {
 			return err
 		}
-		st := sandbox.Probe()
-		p := a.agentProfile(dir)
-		pol, perr := policy.LoadSettings(a.env.Home, dir)
-		p.SetNetworkOff(perr != nil || pol.Err() != nil || pol.Network() == policy.NetworkOff)
-		if !p.NetworkOff && pol.Network() == policy.NetworkRegistries {
-			p.Registries, p.AllowHosts = true, pol.AllowHosts()
-		}
+		st, p := a.op().SandboxStatus(dir, a.env.Environ)
 		if *asJSON {
 			enc := json.NewEncoder(a.env.Stdout)
 			enc.SetIndent("", "  ")
@@ -120,11 +113,6 @@ func fromExec(err error) error {
 		return &cliError{code: se.Code, err: se.Err, hints: se.Hints, quiet: se.Quiet}
 	}
 	return err
-}
-
-// agentProfile derives the agent profile for a project from the registry.
-func (a *app) agentProfile(project string) sandbox.Profile {
-	return sandboxexec.AgentProfile(a.execEnv(), project)
 }
 
 // projectNotHome refuses a project that is the home folder or holds it.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	piext "github.com/piagent/piagent/extensions/pi"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
+	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/preset"
@@ -183,9 +183,13 @@ func (p *probe) findPi(a *app) {
 	if err != nil {
 		prob := setup.Problem{Code: "pi-missing", Reason: err.Error(),
 			Fix: "install Pi (" + pihost.Install() + "), or set PIAGENT_PI to its executable"}
-		var ce *cliError
-		if errors.As(err, &ce) && len(ce.hints) > 0 {
-			prob.Fix = strings.Join(ce.hints, "; ")
+		var oe *ops.Error
+		if errors.As(err, &oe) && len(oe.Hints) > 0 {
+			var hints []string
+			for _, h := range oe.Hints {
+				hints = append(hints, a.fix(h))
+			}
+			prob.Fix = strings.Join(hints, "; ")
 		}
 		p.problems = append(p.problems, prob)
 		return
@@ -266,24 +270,6 @@ func (a *app) runPiPackage(pi string, act setup.Action) error {
 	return nil
 }
 
-// extensionFilesToWrite lists the embedded extension's files that dir lacks
-// or holds differently.
-func extensionFilesToWrite(dir string) []string {
-	var out []string
-	src := piext.Files()
-	_ = fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		want, err := fs.ReadFile(src, p)
-		if err != nil || !same(filepath.Join(dir, filepath.FromSlash(p)), want) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 // seedPreset applies a preset to the global scope exactly as
 // `piagent mcp --preset NAME --scope global --replace` does, through the
 // same code, and returns its JSON answer instead of printing it.
@@ -321,7 +307,7 @@ func (a *app) setup(o setupOptions) error {
 	plan := setup.MakePlan(p.pkgs, want)
 	out := setupJSON{
 		Action: "setup", DryRun: dryRun, Pi: p.pi, Node: p.node, Settings: p.settings, Extension: extDir,
-		ExtensionFile: extensionFilesToWrite(extDir), Actions: []actionJSON{}, Problems: plan.Problems,
+		ExtensionFile: ops.ExtensionFilesToWrite(extDir), Actions: []actionJSON{}, Problems: plan.Problems,
 		Needs: []needJSON{}, Record: registry.SetupRecord(home), AddsAdapter: plan.AddsAdapter,
 	}
 	for _, act := range plan.Actions {
@@ -416,7 +402,7 @@ func (a *app) setup(o setupOptions) error {
 // in order. When one fails, the record keeps what did happen (so uninstall
 // still knows) and the error says what is left.
 func (a *app) runSetupPlan(p *probe, plan setup.Plan, out *setupJSON, rec, next setup.Record, asJSON bool) error {
-	written, err := writeExtension(piext.Files(), out.Extension)
+	written, err := ops.WriteExtension(ops.Extension(), out.Extension)
 	if err != nil {
 		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
 	}
@@ -507,17 +493,17 @@ func (a *app) printSetup(out *setupJSON) {
 	w := a.env.Stdout
 	home := a.env.Home
 	if out.Pi != nil {
-		fmt.Fprintf(w, "pi         %s (%s)\n", out.Pi.Version, display(home, "", out.Pi.Path))
+		fmt.Fprintf(w, "pi         %s (%s)\n", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
 	}
 	if out.Node != nil {
-		fmt.Fprintf(w, "node       %s (%s)\n", out.Node.Version, display(home, "", out.Node.Path))
+		fmt.Fprintf(w, "node       %s (%s)\n", out.Node.Version, ops.Display(home, "", out.Node.Path))
 	}
 	would := ""
 	if out.DryRun {
 		would = "would "
 	}
 	if len(out.ExtensionFile) > 0 {
-		fmt.Fprintf(w, "extension  %swrite %s (%d files)\n", would, display(home, "", out.Extension), len(out.ExtensionFile))
+		fmt.Fprintf(w, "extension  %swrite %s (%d files)\n", would, ops.Display(home, "", out.Extension), len(out.ExtensionFile))
 	}
 	for _, act := range out.Actions {
 		verb := "ran"
@@ -530,7 +516,7 @@ func (a *app) printSetup(out *setupJSON) {
 		fmt.Fprintln(w, "packages   nothing to install: Pi's packages already hold what setup installs")
 	}
 	if pr := out.Preset; pr != nil {
-		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, display(home, "", pr.File))
+		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, ops.Display(home, "", pr.File))
 		skipped := false
 		for _, s := range pr.Servers {
 			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
@@ -576,7 +562,7 @@ func (a *app) setupCheck(asJSON bool) error {
 	out.Extension, out.Adapter, out.Ordered = st.Extension, st.Adapter, st.Ordered()
 	out.Problems = append(out.Problems, st.Problems(want)...)
 	if st.Extension != nil {
-		if files := extensionFilesToWrite(extDir); len(files) > 0 {
+		if files := ops.ExtensionFilesToWrite(extDir); len(files) > 0 {
 			out.Problems = append(out.Problems, setup.Problem{Code: "extension-files",
 				Reason: fmt.Sprintf("the extension's files in %s are missing or differ from this binary's", extDir),
 				Fix:    "run 'piagent setup' (or: piagent extension path)"})
@@ -623,15 +609,15 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 		fmt.Fprintf(w, "%-10s %-8s %s\n", name, orDash(version), where)
 	}
 	if out.Pi != nil {
-		row("pi", out.Pi.Version, display(home, "", out.Pi.Path))
+		row("pi", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
 	} else {
 		row("pi", "", "missing")
 	}
 	if out.Node != nil {
-		row("node", out.Node.Version, display(home, "", out.Node.Path))
+		row("node", out.Node.Version, ops.Display(home, "", out.Node.Path))
 	}
 	if e := out.Extension; e != nil {
-		row("extension", e.Version, fmt.Sprintf("%s (packages[%d])", display(home, "", e.Path), e.Index))
+		row("extension", e.Version, fmt.Sprintf("%s (packages[%d])", ops.Display(home, "", e.Path), e.Index))
 	} else {
 		row("extension", "", "missing")
 	}
@@ -643,7 +629,7 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 		row("adapter", "", "not wanted (setup --no-mcp)")
 	}
 	if pb := out.Piagent; pb != nil {
-		row("piagent", pb.Version, display(home, "", pb.Path)+" ("+pb.Via+")")
+		row("piagent", pb.Version, ops.Display(home, "", pb.Path)+" ("+pb.Via+")")
 	} else {
 		row("piagent", "", "missing")
 	}
@@ -653,7 +639,7 @@ func (a *app) printCheck(out *checkJSON, want setup.Want) {
 	case out.Extension != nil && out.Adapter != nil:
 		fmt.Fprintln(w, "order      the adapter loads before the piagent extension")
 	}
-	fmt.Fprintf(w, "settings   %s\n", display(home, "", out.Settings))
+	fmt.Fprintf(w, "settings   %s\n", ops.Display(home, "", out.Settings))
 	for _, p := range out.Problems {
 		fmt.Fprintf(w, "problem: %s\n  fix: %s\n", p.Reason, p.Fix)
 	}
@@ -743,15 +729,15 @@ func (a *app) uninstall(o uninstallOptions) error {
 				seeded = pr.Servers
 			}
 		}
-		what := []string{display(home, "", registry.ApprovalStore(home)) + " (every approval decision)"}
+		what := []string{ops.Display(home, "", registry.ApprovalStore(home)) + " (every approval decision)"}
 		for _, f := range purgeable(home)[1:] {
 			if _, err := os.Lstat(f); err == nil {
-				what = append(what, display(home, "", f))
+				what = append(what, ops.Display(home, "", f))
 			}
 		}
 		if len(seeded) > 0 {
 			what = append(what, fmt.Sprintf("the %s servers setup seeded into %s, where they still match their baseline (%s)",
-				rec.Preset, display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
+				rec.Preset, ops.Display(home, "", filepath.Join(home, ".config", "mcp", "mcp.json")), strings.Join(seeded, ", ")))
 		}
 		if !yes {
 			if !a.env.Interactive {
@@ -793,8 +779,8 @@ func (a *app) uninstall(o uninstallOptions) error {
 	store := registry.ApprovalStore(home)
 	global := filepath.Join(home, ".config", "mcp", "mcp.json")
 	if !purge {
-		out.Kept = append(out.Kept, display(home, "", global)+": MCP configuration (--purge removes the preset's servers)",
-			display(home, "", store)+": approval decisions (--purge removes them)")
+		out.Kept = append(out.Kept, ops.Display(home, "", global)+": MCP configuration (--purge removes the preset's servers)",
+			ops.Display(home, "", store)+": approval decisions (--purge removes them)")
 	} else {
 		if len(seeded) > 0 {
 			if err := a.purgeSeeded(global, seeded, &out); err != nil {
@@ -807,7 +793,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 			}
 		}
 		if _, err := os.Lstat(registry.UserPolicy(home)); err == nil {
-			out.Kept = append(out.Kept, display(home, "", registry.UserPolicy(home))+": your tool policy, written by you")
+			out.Kept = append(out.Kept, ops.Display(home, "", registry.UserPolicy(home))+": your tool policy, written by you")
 		}
 	}
 	out.Changed = len(out.Actions) > 0 || len(out.Removed) > 0
@@ -819,7 +805,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 		fmt.Fprintf(w, "ran: %s\n", act.Command)
 	}
 	for _, r := range out.Removed {
-		fmt.Fprintf(w, "removed %s\n", display(home, "", r))
+		fmt.Fprintf(w, "removed %s\n", ops.Display(home, "", r))
 	}
 	for _, k := range out.Kept {
 		fmt.Fprintf(w, "kept %s\n", k)
@@ -839,7 +825,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 		return nil
 	}
 	var removed []string
-	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), lockName(global)), Waiting: a.waitingFor(global)}
+	o := mcpedit.Options{Mode: 0o600, DirMode: 0o700, LockPath: filepath.Join(registry.LocksDir(home), ops.LockName(global)), Waiting: a.waitingFor(global)}
 	res, err := mcpedit.Update(global, o, func(d *mcpedit.Doc) error {
 		removed = nil
 		for _, id := range seeded {
@@ -861,7 +847,7 @@ func (a *app) purgeSeeded(global string, seeded []string, out *uninstallJSON) er
 	}
 	for _, id := range seeded {
 		if !slices.Contains(removed, id) {
-			out.Kept = append(out.Kept, display(home, "", global)+": "+id+" (absent, or no longer the baseline)")
+			out.Kept = append(out.Kept, ops.Display(home, "", global)+": "+id+" (absent, or no longer the baseline)")
 		}
 	}
 	return nil

@@ -3,11 +3,13 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/ops/verbs"
 	"github.com/piagent/piagent/internal/shell"
 	"github.com/spf13/cobra"
 )
@@ -67,9 +69,9 @@ func TestCommandTableAgreesWithGuard(t *testing.T) {
 }
 
 // TestExtensionMenuAgreesWithTable: /piagent-mcp's subcommands (the
-// extension's SUBCOMMANDS) are the table's mcp subcommands, with the same
-// split between those that change something and those that read; "status"
-// is the extension's own.
+// extension's SUBCOMMANDS) are the table's mcp verbs it offers in Pi
+// (verbs.MCP, InPi), with the same split between those that change
+// something and those that read; "status" is the extension's own.
 func TestExtensionMenuAgreesWithTable(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "extensions", "pi", "command.ts"))
 	if err != nil {
@@ -89,24 +91,22 @@ func TestExtensionMenuAgreesWithTable(t *testing.T) {
 	if len(menu) < 5 {
 		t.Fatalf("read %d subcommands from command.ts: %v", len(menu), menu)
 	}
-	// Run from a terminal only: removing a server, granting it folders and
-	// applying a preset are not offered inside Pi.
-	terminalOnly := map[string]bool{"remove": true, "grant": true, "preset": true}
-	a := &app{env: Env{}, name: "piagent-mcp"}
-	for _, c := range a.mcpSubcommands() {
-		changes, ok := menu[c.Name()]
+	// Run from a terminal only (InPi false): removing a server, granting it
+	// folders and applying a preset are not offered inside Pi.
+	for _, v := range verbs.MCP {
+		changes, ok := menu[v.Name]
 		switch {
-		case terminalOnly[c.Name()]:
+		case !v.InPi:
 			if ok {
-				t.Errorf("/piagent-mcp %s: the test says terminal only; update it", c.Name())
+				t.Errorf("/piagent-mcp %s: the table says terminal only (verbs.MCP InPi); update one of them", v.Name)
 			}
 		case !ok:
-			t.Errorf("/piagent-mcp has no %s", c.Name())
-		case changes != (gateOf(c) == gateChanges) && c.Name() != "add":
+			t.Errorf("/piagent-mcp has no %s", v.Name)
+		case changes != (v.Effect == verbs.Changes) && v.Name != "add":
 			// add is the exception: in Pi it prints the terminal command and writes nothing.
-			t.Errorf("/piagent-mcp %s: changes=%v, the table says %s", c.Name(), changes, gateOf(c))
+			t.Errorf("/piagent-mcp %s: changes=%v, the table says %s", v.Name, changes, v.Effect)
 		}
-		delete(menu, c.Name())
+		delete(menu, v.Name)
 	}
 	delete(menu, "status")
 	for name := range menu {
@@ -151,43 +151,65 @@ func TestActionsAreSubcommands(t *testing.T) {
 	}
 }
 
-// TestGuardKnowsOnlyCommands is TestCommandTableAgreesWithGuard's other
-// direction: every word the guard's shell reader knows as a piagent
-// subcommand (internal/shell/gate.go) is a command of the table, one of its
-// subcommands, a help topic or cobra's own (help, completion), so that the
-// reader's copy cannot keep a name the table dropped.
-func TestGuardKnowsOnlyCommands(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "shell", "gate.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(data)
-	known := map[string]bool{"help": true, "completion": true}
+// TestTableIsTheTree: the table of verbs (internal/ops/verbs) and the
+// command tree are the same commands at the same levels, so that the
+// guard's shell reader, which derives its lists from the table, cannot know
+// a name the tree dropped or miss one it added.
+func TestTableIsTheTree(t *testing.T) {
 	a := &app{env: Env{}, name: "piagent"}
 	root := a.rootCommand()
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		for _, sub := range c.Commands() {
-			known[sub.Name()] = true
-			walk(sub)
+	names := func(cs []*cobra.Command) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name())
 		}
+		sort.Strings(out)
+		return out
 	}
-	walk(root)
-	n := 0
-	for _, name := range []string{"guardedSubcommands", "readOnlySubcommands"} {
-		start := strings.Index(src, "var "+name+" = ")
-		end := strings.Index(src[start:], "\n}\n")
-		if start < 0 || end < 0 {
-			t.Fatalf("%s not found in shell/gate.go", name)
-		}
-		for _, m := range regexp.MustCompile(`"([a-z-]+)":`).FindAllStringSubmatch(src[start:start+end], -1) {
-			n++
-			if !known[m[1]] {
-				t.Errorf("the guard knows %q (shell/gate.go %s), which is no piagent command", m[1], name)
+	table := func(vss ...[]verbs.Verb) []string {
+		var out []string
+		for _, vs := range vss {
+			for _, v := range vs {
+				out = append(out, v.Name)
 			}
 		}
+		sort.Strings(out)
+		return out
 	}
-	if n < 20 {
-		t.Fatalf("read %d names from shell/gate.go", n)
+	var top, mcp *cobra.Command = root, nil
+	for _, c := range root.Commands() {
+		if c.Name() == "mcp" {
+			mcp = c
+		}
+	}
+	var topOnly []*cobra.Command
+	for _, c := range top.Commands() {
+		if c.Name() != "mcp" {
+			topOnly = append(topOnly, c)
+		}
+	}
+	if diff := cmp.Diff(table(verbs.Top, verbs.Help), names(topOnly)); diff != "" {
+		t.Errorf("top-level commands (-table +tree):\n%s", diff)
+	}
+	var mcpSubs []*cobra.Command
+	for _, c := range mcp.Commands() {
+		if _, help := verbs.Of(verbs.Help, c.Name()); !help {
+			mcpSubs = append(mcpSubs, c)
+		}
+	}
+	if diff := cmp.Diff(table(verbs.MCP), names(mcpSubs)); diff != "" {
+		t.Errorf("mcp subcommands (-table +tree):\n%s", diff)
+	}
+	for _, v := range verbs.Top {
+		if len(v.Subs) == 0 {
+			continue
+		}
+		for _, c := range topOnly {
+			if c.Name() == v.Name {
+				if diff := cmp.Diff(table(v.Subs), names(c.Commands())); diff != "" {
+					t.Errorf("%s's subcommands (-table +tree):\n%s", v.Name, diff)
+				}
+			}
+		}
 	}
 }

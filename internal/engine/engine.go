@@ -634,14 +634,14 @@ func sandboxNotice(st sandbox.Status) []string {
 
 // ServerState is one server in State.
 type ServerState struct {
-	Name       string `json:"name"`
-	State      string `json:"state"`
-	Reason     string `json:"reason"`
-	Fix        string `json:"fix,omitempty"`
-	Repository bool   `json:"repositoryControlled"`
-	Scope      string `json:"scope"`
-	Source     string `json:"source"`
-	Kind       string `json:"kind,omitempty"`
+	Name       string   `json:"name"`
+	State      string   `json:"state"`
+	Reason     string   `json:"reason"`
+	Fix        gate.Fix `json:"fix,omitzero"`
+	Repository bool     `json:"repositoryControlled"`
+	Scope      string   `json:"scope"`
+	Source     string   `json:"source"`
+	Kind       string   `json:"kind,omitempty"`
 	// Actions are the piagent-mcp subcommands that apply to it now (gate's
 	// Server.Actions): the extension's menu and completion offer these.
 	Actions []string `json:"actions"`
@@ -655,7 +655,7 @@ type ToolsState struct {
 	Changed   []string `json:"changed"`
 	New       []string `json:"new"`
 	Concealed []string `json:"concealed"`
-	Fix       string   `json:"fix"`
+	Fix       gate.Fix `json:"fix"`
 }
 
 // State is every server's state, the full blocks and the session notice.
@@ -664,7 +664,9 @@ type State struct {
 	FullBlock bool          `json:"fullBlock"`
 	Blocks    []gate.Block  `json:"blocks"`
 	Servers   []ServerState `json:"servers"`
-	Notice    []string      `json:"notice"`
+	// Notice is the session notice: each line's words, and its fix as
+	// data when it has one (the extension words it as its slash command).
+	Notice []gate.Note `json:"notice"`
 	// HiddenTools are tool names the extension takes out of the model's
 	// tool list: the direct and built-in names of tools whose catalogue
 	// changed since pinned.
@@ -672,17 +674,17 @@ type State struct {
 }
 
 func stateOf(g *gate.Gate, quiet bool) State {
-	st := State{Project: g.Project, FullBlock: g.FullBlock(), Blocks: g.Blocks, Servers: []ServerState{}, Notice: []string{}, HiddenTools: []string{}}
+	st := State{Project: g.Project, FullBlock: g.FullBlock(), Blocks: g.Blocks, Servers: []ServerState{}, Notice: []gate.Note{}, HiddenTools: []string{}}
 	if st.Blocks == nil {
 		st.Blocks = []gate.Block{}
 	}
 	for _, s := range g.Servers {
-		st.Servers = append(st.Servers, ServerState{Name: s.Name, State: s.State, Reason: s.Reason, Fix: s.Fix.String(),
+		st.Servers = append(st.Servers, ServerState{Name: s.Name, State: s.State, Reason: s.Reason, Fix: s.Fix,
 			Repository: s.Repository, Scope: s.Config.Scope, Source: s.Config.Source.File, Kind: s.Config.Source.Kind,
 			Actions: s.Actions()})
 	}
 	if !quiet {
-		st.Notice = append(st.Notice, g.Notice("piagent-mcp")...)
+		st.Notice = append(st.Notice, g.Notes()...)
 	}
 	return st
 }
@@ -748,7 +750,7 @@ func (st *State) addTools(snap *guard.Snapshot, quiet bool) {
 		if c == nil || (c.Diff.Empty() && len(c.Concealed) == 0 && c.Err == "") {
 			continue
 		}
-		ts := &ToolsState{Changed: c.Diff.Changed, New: c.Diff.New, Concealed: []string{}, Fix: "piagent-mcp approve " + srv.Name + " --tools"}
+		ts := &ToolsState{Changed: c.Diff.Changed, New: c.Diff.New, Concealed: []string{}, Fix: gate.AcceptTools(srv.Name)}
 		for _, f := range c.Concealed {
 			ts.Concealed = append(ts.Concealed, f.String())
 		}
@@ -769,7 +771,8 @@ func (st *State) addTools(snap *guard.Snapshot, quiet bool) {
 		if c.Err != "" {
 			what = "its catalogue pins cannot be read (" + c.Err + ")"
 		}
-		st.Notice = append(st.Notice, fmt.Sprintf("piagent: MCP server %s changed what it offers since it was pinned: %s; calls to what changed are blocked; review: piagent-mcp get %s, accept: %s", srv.Name, what, srv.Name, ts.Fix))
+		st.Notice = append(st.Notice, gate.Note{Text: fmt.Sprintf("piagent: MCP server %s changed what it offers since it was pinned: %s; calls to what changed are blocked", srv.Name, what),
+			Fix: gate.ReviewTools(srv.Name), Lead: "fix: "})
 	}
 }
 
@@ -866,11 +869,13 @@ func (en *Engine) State() (State, error) {
 		}
 		sort.Strings(st.HiddenTools)
 	}
-	st.Notice = append(st.Notice, sandboxNotice(en.sandboxStatus())...)
+	for _, l := range sandboxNotice(en.sandboxStatus()) {
+		st.Notice = append(st.Notice, gate.Note{Text: l})
+	}
 	if !quiet {
 		// issue 44: what the network proxy refused, with the fix.
 		if n := netproxy.Notice(sandboxexec.NetLog(en.Home), time.Now().Add(-24*time.Hour)); n != "" {
-			st.Notice = append(st.Notice, n)
+			st.Notice = append(st.Notice, gate.Note{Text: n})
 		}
 		// issue 42: a server the sandbox stopped is named, with the grant.
 		for _, s := range g.Servers {
@@ -879,7 +884,7 @@ func (en *Engine) State() (State, error) {
 			}
 			dir := sandbox.ServerStateDir(sandbox.Input{Home: en.Home, Project: g.Project}, s.Name)
 			if r, ok := serverrun.Read(dir); ok && r.State == serverrun.Failed {
-				st.Notice = append(st.Notice, r.Notice("piagent-mcp", dir))
+				st.Notice = append(st.Notice, gate.Note{Text: r.Notice("piagent-mcp", dir)})
 			}
 		}
 	}
@@ -887,7 +892,9 @@ func (en *Engine) State() (State, error) {
 	// adapter may start before any tool call, and the fix.
 	if !quiet && en.getenv("PIAGENT_LAUNCHER") != "1" {
 		_, cerr := os.Stat(registry.AdapterCache(g.View.AgentDir))
-		st.Notice = append(st.Notice, gate.RiskNotice(gate.StartupRisk(g, cerr == nil))...)
+		for _, l := range gate.RiskNotice(gate.StartupRisk(g, cerr == nil)) {
+			st.Notice = append(st.Notice, gate.Note{Text: l})
+		}
 	}
 	return st, nil
 }
@@ -904,11 +911,11 @@ type OfferedTool struct {
 // WithheldTool is a tool whose declaration the extension takes out of the
 // model's request, and why.
 type WithheldTool struct {
-	Name   string `json:"name"`
-	Server string `json:"server,omitempty"`
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
-	Fix    string `json:"fix,omitempty"`
+	Name   string    `json:"name"`
+	Server string    `json:"server,omitempty"`
+	Code   string    `json:"code"`
+	Reason string    `json:"reason"`
+	Fix    *gate.Fix `json:"fix,omitempty"`
 }
 
 // WithheldAnswer is the answer to withheld.

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -239,7 +240,7 @@ func TestActions(t *testing.T) {
 }
 
 // TestFixWording: a fix is data; the edges word it for the command the
-// person types, and JSON carries the words.
+// person types, and JSON carries the data (the helper protocol's steps).
 func TestFixWording(t *testing.T) {
 	review := run(step("get", "x"), step("approve", "x"))
 	if got := review.Render("piagent mcp"); got != "piagent mcp get x, then piagent mcp approve x" {
@@ -248,9 +249,26 @@ func TestFixWording(t *testing.T) {
 	if got := review.String(); got != "piagent-mcp get x, then piagent-mcp approve x" {
 		t.Errorf("String: %q", got)
 	}
-	b, err := json.Marshal(Server{Name: "x", Fix: review.For("piagent mcp")})
-	if err != nil || !strings.Contains(string(b), `"fix":"piagent mcp get x, then piagent mcp approve x"`) {
+	b, err := json.Marshal(Server{Name: "x", Fix: review})
+	if err != nil || !strings.Contains(string(b), `"fix":{"steps":[{"sub":"get","args":"x"},{"sub":"approve","args":"x"}]}`) {
 		t.Errorf("JSON: %s %v", b, err)
+	}
+	full := Fix{Text: "do <this> \"first\"", Steps: []Step{{Sub: "doctor"}}, Note: "(note)", Quoted: true}
+	if b := full.AppendJSON(nil); string(b) != `{"text":"do <this> \"first\"","steps":[{"sub":"doctor"}],"note":"(note)"}` {
+		t.Errorf("JSON of every part: %s", b)
+	}
+	for _, f := range []Fix{full, review, {Text: "t"}, {Note: "n"}, {Text: "t", Note: "n"}, {}} {
+		var std bytes.Buffer
+		enc := json.NewEncoder(&std)
+		enc.SetEscapeHTML(false)
+		enc.Encode(struct {
+			Text  string `json:"text,omitempty"`
+			Steps []Step `json:"steps,omitempty"`
+			Note  string `json:"note,omitempty"`
+		}{f.Text, f.Steps, f.Note})
+		if got := string(f.AppendJSON(nil)); got != strings.TrimSpace(std.String()) {
+			t.Errorf("AppendJSON %s, encoding/json %s", got, std.String())
+		}
 	}
 	if b, _ := json.Marshal(Server{Name: "x"}); strings.Contains(string(b), `"fix"`) {
 		t.Errorf("an empty fix is left out: %s", b)

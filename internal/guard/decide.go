@@ -129,15 +129,19 @@ func (s *Snapshot) everyServer(via string) Decision {
 
 func (s *Snapshot) fullBlock() Decision {
 	var parts []string
-	fix := ""
-	for _, b := range s.g.Blocks {
+	var fix *gate.Fix
+	for i, b := range s.g.Blocks {
 		parts = append(parts, b.Reason+" (files: "+strings.Join(b.Files, ", ")+")")
-		if fix == "" {
-			fix = b.Fix.String()
+		if fix == nil && !b.Fix.IsZero() {
+			fix = &s.g.Blocks[i].Fix
 		}
 	}
+	words := ""
+	if fix != nil {
+		words = fix.String()
+	}
 	return Decision{Action: Block, Code: CodeFullBlock, Fix: fix,
-		Reason: "every tool call is blocked: " + strings.Join(parts, "; ") + "; " + fix + ", then check with 'piagent-mcp doctor' in a terminal"}
+		Reason: "every tool call is blocked: " + strings.Join(parts, "; ") + "; " + words + ", then check with 'piagent-mcp doctor' in a terminal"}
 }
 
 // server decides a call that reaches one named server.
@@ -164,8 +168,8 @@ func (s *Snapshot) serverTool(name, called, via string) Decision {
 	if !stop {
 		return allow
 	}
-	fix := "piagent-mcp approve " + name + " --tools"
-	return Decision{Action: Block, Code: CodeCatalogue, Server: name, State: state, Fix: fix,
+	fix := gate.AcceptTools(name)
+	return Decision{Action: Block, Code: CodeCatalogue, Server: name, State: state, Fix: &fix,
 		Reason: fmt.Sprintf("MCP server %s is %s: %s, so %s is blocked; a person can review it with 'piagent-mcp get %s' and accept it with '%s' in a terminal", name, state, why, via, name, fix)}
 }
 
@@ -189,17 +193,24 @@ func (s *Snapshot) originalTool(srv *gate.Server, st *catalogue.State, called st
 	return ""
 }
 
+// fixOf is the server's fix, nil when it has none.
+func fixOf(srv *gate.Server) *gate.Fix {
+	if srv.Fix.IsZero() {
+		return nil
+	}
+	return &srv.Fix
+}
+
 func blockFor(srv *gate.Server, via string) Decision {
-	fix := srv.Fix.String()
 	how := ""
-	if fix != "" {
+	if !srv.Fix.IsZero() {
 		// Each command in its own quotes: "'get x', then 'approve x'",
 		// never two commands quoted as one.
 		q := srv.Fix
 		q.Quoted = true
 		how = "; a person can run " + q.String() + " in a terminal, or use /piagent-mcp in Pi"
 	}
-	return Decision{Action: Block, Code: CodeServer, Server: srv.Name, State: srv.State, Fix: fix,
+	return Decision{Action: Block, Code: CodeServer, Server: srv.Name, State: srv.State, Fix: fixOf(srv),
 		Reason: fmt.Sprintf("MCP server %s is %s (%s), so %s is blocked%s", srv.Name, srv.State, srv.Reason, via, how)}
 }
 
@@ -218,9 +229,9 @@ func (s *Snapshot) proxy(in map[string]any) Decision {
 		if url == "" {
 			url = "URL"
 		}
-		fix := fmt.Sprintf("piagent-mcp add %s --url %s", name, url)
-		return Decision{Action: Block, Code: CodeInstall, Server: server, Fix: fix,
-			Reason: "mcp install is blocked: a tool call must not add a server to your configuration; a person can run '" + fix + "' in a terminal"}
+		fix := gate.Fix{Steps: []gate.Step{{Sub: "add", Args: name + " --url " + url}}}
+		return Decision{Action: Block, Code: CodeInstall, Server: server, Fix: &fix,
+			Reason: "mcp install is blocked: a tool call must not add a server to your configuration; a person can run '" + fix.String() + "' in a terminal"}
 	case "auth-start", "auth-complete":
 		if server != "" {
 			return s.server(server, "signing in to it")
@@ -261,9 +272,11 @@ func (s *Snapshot) directTool(name string) (Decision, bool) {
 	}
 	for _, o := range owners {
 		if srv := s.byName[o]; srv != nil && gate.Blocks(srv.State) {
-			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: srv.Fix.String(),
-				Reason: fmt.Sprintf("direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with '%s' in a terminal",
-					name, strings.Join(owners, " or "), o, srv.State, srv.Fix)}, true
+			q := srv.Fix
+			q.Quoted = true // each command in its own quotes
+			return Decision{Action: Block, Code: CodeAmbiguous, Server: o, State: srv.State, Fix: fixOf(srv),
+				Reason: fmt.Sprintf("direct tool %s could belong to %s, and %s is %s; set toolPrefix to \"server\" or approve it with %s in a terminal",
+					name, strings.Join(owners, " or "), o, srv.State, q)}, true
 		}
 	}
 	return allow, true

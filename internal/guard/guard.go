@@ -6,7 +6,10 @@
 // needs, built once per gate state.
 package guard
 
-import "github.com/piagent/piagent/internal/policy"
+import (
+	"github.com/piagent/piagent/internal/gate"
+	"github.com/piagent/piagent/internal/policy"
+)
 
 // Actions a Decision can carry.
 const (
@@ -47,7 +50,16 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	Server string `json:"server,omitempty"`
 	State  string `json:"state,omitempty"`
-	Fix    string `json:"fix,omitempty"`
+	// Fix is what lets the call through, as data (the piagent-mcp steps a
+	// person runs); the Pi extension words it as its slash command. nil:
+	// none. It may point into the gate's own state: read it, never change
+	// it (a pointer keeps a decision as small as one string was).
+	Fix *gate.Fix `json:"fix,omitempty"`
+	// A Decision is returned by value on every call: this keeps it at the
+	// 128 bytes it had when the fix was a string. At 120 it cost 9 ns more
+	// a call (BenchmarkDecideNonMCP, 23 → 33 ns, as the copy takes another
+	// path); at 128, nothing.
+	_ [8]byte
 	// Rule and Subject come from the tool policy: the rule that fired and the
 	// path or command that triggered it (never a secret value).
 	Rule    string `json:"rule,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/piagent/piagent/internal/approval"
 	"github.com/piagent/piagent/internal/catalogue"
@@ -420,5 +421,14 @@ func TestInstructionsChanged(t *testing.T) {
 		if d := s.Decide(Call{ToolName: "mcp", Input: map[string]any{"server": "docs", "tool": "echo"}}); d.Action != Allow {
 			t.Errorf("%v: the unchanged echo: %+v", diff, d)
 		}
+	}
+}
+
+// TestDecisionSize: a Decision is copied on every call; at a size other
+// than 128 bytes (a multiple of the copy's 16-byte step) the decision of a
+// read costs a third more (see the field after Fix).
+func TestDecisionSize(t *testing.T) {
+	if n := unsafe.Sizeof(Decision{}); n != 128 && unsafe.Sizeof(uintptr(0)) == 8 {
+		t.Errorf("a Decision is %d bytes; keep it at 128 (BenchmarkDecideNonMCP)", n)
 	}
 }

@@ -23,7 +23,10 @@ import (
 // Protocol and Version name what the helper speaks.
 const (
 	Protocol = "piagent-guard"
-	Version  = 1
+	// Version 2: a fix is data ({"text", "steps": [{"sub", "args"}],
+	// "note"}) in decisions, state and withheld, and the notice is a list
+	// of {"text", "fix"}; version 1 carried them as words.
+	Version = 2
 )
 
 // maxLine bounds one request; a tool input larger than this is refused.
@@ -249,8 +252,15 @@ func appendDecision(b []byte, resp response) ([]byte, bool) {
 	b = jsonc.AppendString(b, d.Code)
 	for _, f := range [...]struct{ key, v string }{
 		{`,"reason":`, d.Reason}, {`,"server":`, d.Server}, {`,"state":`, d.State},
-		{`,"fix":`, d.Fix}, {`,"rule":`, d.Rule}, {`,"subject":`, d.Subject},
 	} {
+		if f.v != "" {
+			b = jsonc.AppendString(append(b, f.key...), f.v)
+		}
+	}
+	if d.Fix != nil {
+		b = d.Fix.AppendJSON(append(b, `,"fix":`...))
+	}
+	for _, f := range [...]struct{ key, v string }{{`,"rule":`, d.Rule}, {`,"subject":`, d.Subject}} {
 		if f.v != "" {
 			b = jsonc.AppendString(append(b, f.key...), f.v)
 		}

@@ -96,7 +96,7 @@ func TestStateCarriesToolStates(t *testing.T) {
 			tools, _ = m["tools"].(map[string]any)
 		}
 	}
-	if tools == nil || fmt.Sprint(tools["changed"]) != "[echo]" || tools["fix"] != "piagent-mcp approve mine --tools" {
+	if tools == nil || fmt.Sprint(tools["changed"]) != "[echo]" || fmt.Sprint(tools["fix"]) != "map[steps:[map[args:mine --tools sub:approve]]]" {
 		t.Errorf("tools state: %v", tools)
 	}
 	if !strings.Contains(fmt.Sprint(res["notice"]), "MCP server mine changed what it offers") {

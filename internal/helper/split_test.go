@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
 )
 
@@ -117,13 +118,23 @@ func TestFastCallTakesTheExtensionsCalls(t *testing.T) {
 // FuzzAppendDecision: a decision's response written by hand is the one
 // encoding/json writes, and a response it does not take is left to it.
 func FuzzAppendDecision(f *testing.F) {
-	f.Add([]byte("12"), "allow", "ok", "", "", "", "", "", "")
-	f.Add([]byte("1"), "block", "protected-path", "a <reason> & \"more\"", "srv", "pending", "piagent-mcp approve srv", "env-files", "\xff.env\u2028")
-	f.Add([]byte(`"x"`), "allow", "ok", "", "", "", "", "", "")
-	f.Add([]byte("null"), "allow", "ok", "", "", "", "", "", "")
-	f.Fuzz(func(t *testing.T, id []byte, action, code, reason, server, state, fix, rule, subject string) {
+	f.Add([]byte("12"), "allow", "ok", "", "", "", "", "", "", "", "", "")
+	f.Add([]byte("1"), "block", "protected-path", "a <reason> & \"more\"", "srv", "pending", "", "approve", "srv", "", "env-files", "\xff.env\u2028")
+	f.Add([]byte("1"), "block", "full-block", "r", "", "", "make <it> \"so\"", "disable", "a b", "(\u2028note)", "", "")
+	f.Add([]byte("1"), "block", "install", "r", "", "", "", "add", "", "", "", "")
+	f.Add([]byte(`"x"`), "allow", "ok", "", "", "", "", "", "", "", "", "")
+	f.Add([]byte("null"), "allow", "ok", "", "", "", "", "", "", "", "", "")
+	f.Fuzz(func(t *testing.T, id []byte, action, code, reason, server, state, fixText, fixSub, fixArgs, fixNote, rule, subject string) {
 		if !json.Valid(id) {
 			return // ids come from a request line encoding/json read
+		}
+		var fix *gate.Fix
+		if fixText != "" || fixSub != "" || fixNote != "" {
+			fix = &gate.Fix{Text: fixText, Note: fixNote}
+		}
+		if fixSub != "" {
+			// two steps, the second without arguments: every shape of a step
+			fix.Steps = []gate.Step{{Sub: fixSub, Args: fixArgs}, {Sub: fixSub}}
 		}
 		resp := response{ID: json.RawMessage(id), Result: guard.Decision{Action: action, Code: code, Reason: reason,
 			Server: server, State: state, Fix: fix, Rule: rule, Subject: subject}}

@@ -2,23 +2,39 @@ package shell
 
 import (
 	"strings"
+
+	"github.com/piagent/piagent/internal/ops/verbs"
 )
 
 // guardedSubcommands record or change decisions or configuration; an
 // agent may not run them (issue 5, "the gate guards itself").
-var guardedSubcommands = map[string]bool{
-	"approve": true, "reject": true, "reset": true, "add": true, "remove": true, "enable": true,
-	"disable": true, "setup": true, "uninstall": true, "grant": true,
-}
+// readOnlySubcommands may run; a non-nil set limits the next word. Both
+// come from the one table of piagent's verbs (internal/ops/verbs), with
+// cobra's own help and completion read-only beside them.
+var guardedSubcommands, readOnlySubcommands = fromTable()
 
-// readOnlySubcommands may run; a non-nil set limits the next word.
-var readOnlySubcommands = map[string]map[string]bool{
-	"list": nil, "get": nil, "doctor": nil, "notice": nil, "help": nil, "completion": nil,
-	"version": nil, "pi": nil, "exit-codes": nil, "environment": nil,
-	"policy":    {"check": true, "redact": true, "show": true, "help": true},
-	"guard":     {"serve": true, "help": true},
-	"extension": {"path": true, "help": true},
-	"sandbox":   {"exec": true, "status": true, "help": true},
+func fromTable() (map[string]bool, map[string]map[string]bool) {
+	guarded := map[string]bool{}
+	readOnly := map[string]map[string]bool{"help": nil, "completion": nil}
+	for _, vs := range [][]verbs.Verb{verbs.Top, verbs.MCP, verbs.Help} {
+		for _, v := range vs {
+			switch {
+			case v.Effect != verbs.Reads:
+				guarded[v.Name] = true
+			case len(v.Subs) == 0:
+				readOnly[v.Name] = nil
+			default:
+				next := map[string]bool{"help": true}
+				for _, s := range v.Subs {
+					if s.Effect == verbs.Reads {
+						next[s.Name] = true
+					}
+				}
+				readOnly[v.Name] = next
+			}
+		}
+	}
+	return guarded, readOnly
 }
 
 // isPiagent reports whether a program name (from progName) is one of

@@ -105,10 +105,17 @@ test("blockReason", () => {
   assert.equal(blockReason({ action: "block", code: "c", reason: "piagent: no" }), "piagent: no");
   assert.equal(blockReason({ action: "block", code: "c", reason: "no" }), "piagent: no");
   assert.equal(blockReason({ action: "block", code: "c", reason: "" }), "piagent: blocked by piagent (c)");
-  assert.match(blockReason({ action: "block", code: "c", reason: "no", fix: "piagent-mcp approve x" }),
+  const approveX = { steps: [{ sub: "approve", args: "x" }] };
+  assert.match(blockReason({ action: "block", code: "c", reason: "no", fix: approveX }),
     /runs `piagent-mcp approve x` in a terminal or through \/piagent-mcp/);
-  assert.equal(blockReason({ action: "block", code: "c", reason: "piagent: run piagent-mcp approve x", fix: "piagent-mcp approve x" }),
+  assert.equal(blockReason({ action: "block", code: "c", reason: "piagent: run piagent-mcp approve x", fix: approveX }),
     "piagent: run piagent-mcp approve x");
+  // two steps are two lines, never one command in one pair of quotes
+  const review = { steps: [{ sub: "get", args: "x" }, { sub: "approve", args: "x" }] };
+  assert.equal(blockReason({ action: "block", code: "c", reason: "no", fix: review }),
+    "piagent: no\nTo allow it, a person runs, in a terminal or through /piagent-mcp:\n  1. piagent-mcp get x\n  2. piagent-mcp approve x");
+  assert.equal(blockReason({ action: "block", code: "c", reason: "no: run 'piagent-mcp get x', then 'piagent-mcp approve x'", fix: review }),
+    "piagent: no: run 'piagent-mcp get x', then 'piagent-mcp approve x'", "a reason that names every step is not repeated");
 });
 
 test("client: round trip, in-band error keeps the process", async () => {
@@ -134,6 +141,41 @@ test("client: a wrong handshake is unavailable, with the install hint", async ()
     });
     c.stop();
   });
+});
+
+test("client: a helper of another protocol version fails closed, naming the older side and the fix", async () => {
+  // this extension (version 2) with an older piagent (version 1: fixes as words)
+  await withEnv({ STUB_HANDSHAKE: "old" }, async () => {
+    const c = new HelperClient(() => stub);
+    await assert.rejects(c.request(project, "ping", {}), (err: unknown) => {
+      assert.ok(err instanceof HelperUnavailable);
+      assert.match(err.message, /speaks protocol "piagent-guard" version 1, this extension speaks piagent-guard version 2: the piagent binary is older/);
+      assert.match(err.fix ?? "", /^update piagent .*piagent extension path/);
+      return true;
+    });
+    c.stop();
+  });
+  // an extension older than the piagent it meets: install the one that matches
+  await withEnv({ STUB_HANDSHAKE: "newer" }, async () => {
+    const c = new HelperClient(() => stub);
+    await assert.rejects(c.request(project, "ping", {}), (err: unknown) => {
+      assert.ok(err instanceof HelperUnavailable);
+      assert.match(err.message, /version 3, this extension speaks piagent-guard version 2: this extension is older than the piagent binary/);
+      assert.match(err.fix ?? "", /^install the extension that matches the binary: pi install/);
+      return true;
+    });
+    c.stop();
+  });
+  // and a tool call meeting either is blocked, with the fix
+  for (const v of ["old", "newer"]) {
+    await withEnv({ PIAGENT_BIN: stub, STUB_HANDSHAKE: v }, async () => {
+      const { handlers } = fakePi();
+      const r = await handlers.get("tool_call")!({ type: "tool_call", toolName: "read", toolCallId: "r", input: { path: "a" } }, fakeCtx(false).ctx);
+      assert.equal(r?.block, true, v);
+      assert.match(r.reason, /piagent extension path/, v);
+      await handlers.get("session_shutdown")!({}, fakeCtx(false).ctx);
+    });
+  }
 });
 
 test("client: a hung helper times out, is killed, and the next request restarts it", async () => {
@@ -657,17 +699,33 @@ test("a decision's result is said again after the reload it causes", async () =>
     assert.equal(reloads, 1, "the launcher session reloads");
     const after = fakeCtx(true);
     await handlers.get("session_start")!({ type: "session_start", reason: "reload" }, after.ctx);
-    assert.ok(after.notes.some((n) => n.startsWith("piagent: stub piagent: mcp reject")), after.notes.join("\n"));
+    assert.ok(after.notes.some((n) => n.startsWith("piagent: rejected repo-tools for ")), after.notes.join("\n"));
     const again = fakeCtx(true);
     await handlers.get("session_start")!({ type: "session_start", reason: "reload" }, again.ctx);
-    assert.ok(!again.notes.some((n) => n.includes("mcp reject")), "said once");
+    assert.ok(!again.notes.some((n) => n.includes("rejected repo-tools")), "said once");
   });
 });
 
-test("the notice inside Pi names the slash command", async () => {
-  const { inPiWords } = await import("../index.ts");
-  assert.equal(inPiWords("fix: piagent-mcp get x, then piagent-mcp approve x"), "fix: /piagent-mcp get x, then /piagent-mcp approve x");
-  assert.equal(inPiWords("run /piagent-mcp approve x"), "run /piagent-mcp approve x", "not doubled");
+test("the notice inside Pi names the slash command; a two-step fix is two steps", async () => {
+  const { noticeInPi, fixInPi } = await import("../command.ts");
+  const review = { steps: [{ sub: "get", args: "x" }, { sub: "approve", args: "x" }] };
+  assert.equal(noticeInPi([{ text: "piagent: MCP server x is pending-approval", fix: review }]),
+    "piagent: MCP server x is pending-approval; fix:\n  1. /piagent-mcp get x\n  2. /piagent-mcp approve x");
+  assert.equal(noticeInPi([{ text: "a", fix: { steps: [{ sub: "enable", args: "y" }] } }, { text: "b" }]), "a; fix: /piagent-mcp enable y\nb");
+  // a step /piagent-mcp does not offer is the terminal's command; text and note around the steps
+  assert.equal(fixInPi({ text: "or switch it off with", steps: [{ sub: "grant", args: "y --read /d" }], note: "(note)" }),
+    "or switch it off with piagent-mcp grant y --read /d (note)");
+  assert.equal(fixInPi({ text: "export X=…" }), "export X=…");
+  assert.equal(fixInPi(undefined), "");
+  // the session notice, as the stub's state sends it
+  await withEnv({ PIAGENT_BIN: stub }, async () => {
+    const { handlers } = fakePi();
+    const c = fakeCtx(true);
+    await handlers.get("session_start")!({ type: "session_start", reason: "startup" }, c.ctx);
+    assert.ok(c.notes.includes("piagent: MCP server repo-tools is pending-approval; fix:\n  1. /piagent-mcp get repo-tools\n  2. /piagent-mcp approve repo-tools"),
+      c.notes.join("\n---\n"));
+    await handlers.get("session_shutdown")!({}, c.ctx);
+  });
 });
 
 test("Pi's built-in MCP client: /mcp is taken unless the adapter loads, and when the helper cannot tell", async () => {
