@@ -4,9 +4,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/piagent/piagent/internal/gitnest"
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // nested looks after the repositories nested in the project that git
@@ -20,9 +19,9 @@ type nested struct {
 	project string
 	gitDir  string
 	since   time.Time
-	// the index last read, and its gitlinks
-	ino, size  uint64
-	mtim, ctim unix.Timespec
+	// the index last read (its stamp: a racy one holds the content's
+	// digest, so a same-tick rewrite is seen), and its gitlinks
+	stamp      safefile.Stamp
 	links      []string
 	unreadable string
 }
@@ -37,14 +36,13 @@ func (n *nested) risks() ([]gitnest.Risk, string) {
 	if n.gitDir == "" {
 		return nil, ""
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(filepath.Join(n.gitDir, "index"), &st); err != nil {
-		n.links, n.ino, n.unreadable = nil, 0, ""
+	st := safefile.StampOf(filepath.Join(n.gitDir, "index"))
+	if !st.Exists {
+		n.stamp, n.links, n.unreadable = st, nil, ""
 		return nil, ""
 	}
-	if st.Ino != n.ino || uint64(st.Size) != n.size || st.Mtim != n.mtim || st.Ctim != n.ctim {
-		n.ino, n.size, n.mtim, n.ctim = st.Ino, uint64(st.Size), st.Mtim, st.Ctim
-		n.unreadable = ""
+	if st != n.stamp {
+		n.stamp, n.unreadable = st, ""
 		links, err := gitnest.Links(n.gitDir)
 		n.links = links
 		if err != nil {

@@ -186,18 +186,14 @@ func Check(project string, links []string) []Risk {
 // to the project when it is a folder inside it (git submodule's
 // .git/modules/NAME), not reached through a link.
 func gitdirFile(project, rel string) (string, bool) {
-	b, err := os.ReadFile(filepath.Join(project, filepath.FromSlash(rel), ".git"))
+	dir := filepath.Join(project, filepath.FromSlash(rel))
+	b, err := os.ReadFile(filepath.Join(dir, ".git"))
 	if err != nil || len(b) > 4096 {
 		return "", false
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok || target == "" {
+	abs, ok := ParseGitdir(b, dir)
+	if !ok {
 		return "", false
-	}
-	abs := filepath.FromSlash(target)
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(project, filepath.FromSlash(rel), abs)
 	}
 	r, err := filepath.Rel(project, filepath.Clean(abs))
 	if err != nil || r == "." || strings.HasPrefix(r, "..") {
@@ -258,15 +254,21 @@ func GitDir(project string) string {
 	if err != nil {
 		return ""
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok || target == "" {
-		return ""
+	target, _ := ParseGitdir(b, project)
+	return target
+}
+
+// ParseGitdir reads a .git file's content ("gitdir: X", git's gitfile)
+// found in folder dir: the folder it names, absolute and clean.
+func ParseGitdir(content []byte, dir string) (string, bool) {
+	t, ok := strings.CutPrefix(strings.TrimSpace(string(content)), "gitdir:")
+	if t = strings.TrimSpace(t); !ok || t == "" {
+		return "", false
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(project, target)
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(dir, t)
 	}
-	return filepath.Clean(target)
+	return filepath.Clean(t), true
 }
 
 // GitReads reports whether git would read index at all: git checks the

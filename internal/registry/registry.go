@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/piagent/piagent/internal/gitnest"
 	"github.com/piagent/piagent/internal/imports"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
@@ -261,8 +262,8 @@ func gitDirs(project string) []string {
 	out := []string{main}
 	if fi, err := os.Lstat(main); err == nil && fi.Mode().IsRegular() && fi.Size() < 4096 {
 		if b, err := safefile.Read(main, safefile.Options{Max: 4096}); err == nil {
-			if t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
-				main = absFrom(project, strings.TrimSpace(t))
+			if t, ok := gitnest.ParseGitdir(b, project); ok {
+				main = t
 				out = append(out, main)
 			}
 		}
