@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/registry"
 )
 
 func (a *app) extensionCommand() *cobra.Command {
@@ -41,8 +40,5 @@ func (a *app) extensionCommand() *cobra.Command {
 	return c
 }
 
-// extensionDir is where the extension of this binary's version lives. The
-// embedded extension carries the same version (TestExtensionVersion).
-func extensionDir(home string) string {
-	return registry.ExtensionDir(home, Version)
-}
+// extensionDir is where the extension of this binary's version lives.
+func extensionDir(home string) string { return ops.ExtensionDir(home) }

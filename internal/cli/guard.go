@@ -7,11 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/ops"
 )
 
-// Version is piagent's version, carried in the helper handshake and the
-// extension's path.
-const Version = "0.1.0"
+// Version is piagent's version (ops.Version).
+const Version = ops.Version
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{

@@ -22,8 +22,8 @@ var cliTarget = []string{"ops", "ops/verbs"}
 // first moves of the operations layer) it held 28 of the module's packages.
 var cliStill = []string{
 	"catalogue", "gate", "helper", "jsonc", "launch", "mcpconfig", "mcpedit", "nethosts",
-	"paths", "pihost", "policy", "preset", "registry", "safefile", "sandbox",
-	"sandboxexec", "secret", "serverrun", "setup",
+	"paths", "policy", "preset", "registry", "sandbox",
+	"sandboxexec", "secret", "serverrun",
 }
 
 // rendering are the packages of the edge: the operations layer imports
