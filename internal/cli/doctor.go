@@ -13,7 +13,6 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/sandbox"
 )
 
 type dockerJSON = ops.Docker
@@ -247,7 +246,7 @@ func (a *app) notice(g *gate.Gate) []string {
 			continue
 		}
 		if r, ok := a.lastFailure(g.Project, s.Name); ok {
-			out = append(out, r.Notice(a.mcpCmd(), sandbox.ServerStateDir(sandbox.Input{Home: a.env.Home, Project: g.Project}, s.Name)))
+			out = append(out, r.Notice(a.mcpCmd(), a.op().ServerStateDir(g.Project, s.Name)))
 		}
 	}
 	return out
@@ -287,7 +286,7 @@ func (a *app) noticeCommand() *cobra.Command {
 }
 
 // sandboxLine says in one line what confines the agent's commands here.
-func sandboxLine(st sandbox.Status) string {
+func sandboxLine(st ops.SandboxState) string {
 	if st.Mechanism == "" {
 		return "none: " + st.Missing + "; the agent's commands are checked by the command reader alone"
 	}

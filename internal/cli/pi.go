@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -138,53 +137,18 @@ func (a *app) launchPi(args []string) error {
 }
 
 // resumeHint is the command that resumes, through the launcher, the
-// session Pi wrote during this run: the newest session file in Pi's
-// session folder for cwd (<agentDir>/sessions/--<cwd with / as ->--/, or
-// --session-dir) changed since start, named <timestamp>_<id>.jsonl. ""
-// when Pi wrote none.
+// session Pi wrote during this run (ops.LastSession); "" when Pi wrote
+// none.
 func resumeHint(agentDir, cwd string, args []string, start time.Time) string {
-	sessionDir, custom := "", false
-	for i, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(arg, "--session-dir="); ok {
-			sessionDir, custom = v, true
-		} else if arg == "--session-dir" && i+1 < len(args) {
-			sessionDir, custom = args[i+1], true
-		}
-	}
-	if !custom {
-		safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(filepath.Clean(cwd), "/\\")) + "--"
-		sessionDir = filepath.Join(agentDir, "sessions", safe)
-	} else if !filepath.IsAbs(sessionDir) {
-		sessionDir = filepath.Join(cwd, sessionDir)
-	}
-	entries, err := os.ReadDir(sessionDir)
-	if err != nil {
-		return ""
-	}
-	id, newest := "", start.Add(-time.Second) // file times may be coarser than the clock
-	for _, e := range entries {
-		name := e.Name()
-		_, rest, ok := strings.Cut(name, "_")
-		if !ok || !strings.HasSuffix(name, ".jsonl") || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || info.ModTime().Before(newest) {
-			continue
-		}
-		id, newest = strings.TrimSuffix(rest, ".jsonl"), info.ModTime()
-	}
-	if id == "" || !safeWord(id) {
+	s, ok := ops.LastSession(agentDir, cwd, args, start)
+	if !ok || !safeWord(s.ID) {
 		return ""
 	}
 	cmd := "piagent pi"
-	if custom {
-		cmd += " --session-dir " + shellQuote(sessionDir)
+	if s.Dir != "" {
+		cmd += " --session-dir " + shellQuote(s.Dir)
 	}
-	return cmd + " --session " + id
+	return cmd + " --session " + s.ID
 }
 
 // safeWord reports whether s can be printed as a shell word as it is.
@@ -199,7 +163,7 @@ func safeWord(s string) bool {
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,
 // and every repository server held back with the command that lets it run.
-func launchNotice(g *gate.Gate, held []launch.Held) []string {
+func launchNotice(g *gate.Gate, held []ops.Held) []string {
 	var out []string
 	for _, b := range g.Blocks {
 		out = append(out, fmt.Sprintf("piagent: every tool call is blocked: %s; %s", b.Reason, b.Fix))
@@ -299,9 +263,9 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
+		path, err := a.op().LaunchConfig(dir)
 		if err != nil {
-			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
+			return err
 		}
 		fmt.Fprintln(a.env.Stdout, path)
 		return nil
