@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -39,9 +38,6 @@ executable, for example the npm package's dist/bundle/cli.js), then 'pi' on
 PATH. Pi's package commands (install, remove, update, list, config) are passed
 through as they are.`
 
-// piPackageCommands start no session; they need no gate.
-var piPackageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
-
 func (a *app) piCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use: "pi [PI ARGS...]",
@@ -71,20 +67,12 @@ func (a *app) launchPi(args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(args) > 0 && piPackageCommands[args[0]] {
+	pass, err := ops.PiArgs(args)
+	if err != nil {
+		return err
+	}
+	if pass {
 		return a.runPi(pi, args, a.env.Environ)
-	}
-	if len(args) > 0 && args[0] == "mcp" {
-		// Pi's own MCP commands never load extensions and connect servers
-		// directly, approved or not.
-		return usageErr(errors.New("piagent pi does not run Pi's own 'pi mcp' commands: they connect MCP servers without asking the gate"),
-			"'"+a.mcpCmd()+" list' shows every server and its state; '"+a.mcpCmd()+" doctor' says what each needs")
-	}
-	for _, arg := range args {
-		if arg == "--mcp-config" || strings.HasPrefix(arg, "--mcp-config=") {
-			return usageErr(errors.New("piagent pi sets --mcp-config itself"),
-				"put servers in your own config files (~/.pi/agent/mcp.json, ~/.config/mcp/mcp.json); piagent pi passes every approved one to Pi")
-		}
 	}
 	dir := a.env.Dir
 	if dir == "" || !filepath.IsAbs(dir) {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,32 @@ import (
 // Held is a repository server piagent pi holds back, with the command that
 // lets it run.
 type Held = launch.Held
+
+// piPackageCommands start no session; they need no gate.
+var piPackageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
+
+// PiArgs reads the arguments piagent pi passes to Pi: one of Pi's package
+// commands (install, remove, update, list, config) starts no session and
+// is passed through as it is (pass); Pi's own MCP commands, and an
+// --mcp-config of the person's, are refused.
+func PiArgs(args []string) (pass bool, err error) {
+	if len(args) > 0 && piPackageCommands[args[0]] {
+		return true, nil
+	}
+	if len(args) > 0 && args[0] == "mcp" {
+		// Pi's own MCP commands never load extensions and connect servers
+		// directly, approved or not.
+		return false, &Error{Kind: Usage, Err: errors.New("piagent pi does not run Pi's own 'pi mcp' commands: they connect MCP servers without asking the gate"),
+			Hints: texts("'piagent mcp list' shows every server and its state; 'piagent mcp doctor' says what each needs")}
+	}
+	for _, arg := range args {
+		if arg == "--mcp-config" || strings.HasPrefix(arg, "--mcp-config=") {
+			return false, &Error{Kind: Usage, Err: errors.New("piagent pi sets --mcp-config itself"),
+				Hints: texts("put servers in your own config files (~/.pi/agent/mcp.json, ~/.config/mcp/mcp.json); piagent pi passes every approved one to Pi")}
+		}
+	}
+	return false, nil
+}
 
 // LaunchConfig rewrites the configuration of what may run that piagent pi
 // gives Pi for the project at dir, and returns its file.
