@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/sandboxexec"
 )
 
 func (a *app) sandboxCommand() *cobra.Command {
@@ -51,7 +50,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		if err != nil {
 			return err
 		}
-		return fromExec(sandboxexec.Run(a.execEnv(), sandboxexec.Options{Project: dir, Profile: *profile, Server: *server, Auto: *auto, KeepEnv: *keepEnv}, args))
+		return fromExec(ops.SandboxExec(a.execEnv(), ops.ExecOptions{Project: dir, Profile: *profile, Server: *server, Auto: *auto, KeepEnv: *keepEnv}, args))
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -93,21 +92,23 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 	if a.name != "piagent" || len(args) < 3 || args[0] != "sandbox" || args[1] != "exec" {
 		return 0, false
 	}
-	o, argv, ok := sandboxexec.Parse(a.execEnv(), args[2:])
+	o, argv, ok := ops.ParseExec(a.execEnv(), args[2:])
 	if !ok {
 		return 0, false
 	}
-	return sandboxexec.Report(a.env.Stderr, a.name, sandboxexec.Run(a.execEnv(), o, argv)), true
+	code, words := ops.ExecWords(a.name, ops.SandboxExec(a.execEnv(), o, argv))
+	fmt.Fprint(a.env.Stderr, words)
+	return code, true
 }
 
 // execEnv is this command's environment as sandbox exec sees it.
-func (a *app) execEnv() sandboxexec.Env {
-	return sandboxexec.Env{Home: a.env.Home, Dir: a.env.Dir, Environ: a.env.Environ, Stderr: a.env.Stderr}
+func (a *app) execEnv() ops.ExecEnv {
+	return ops.ExecEnv{Home: a.env.Home, Dir: a.env.Dir, Environ: a.env.Environ, Stderr: a.env.Stderr}
 }
 
 // fromExec is a sandbox exec error as this command reports it.
 func fromExec(err error) error {
-	var se *sandboxexec.Error
+	var se *ops.ExecError
 	if errors.As(err, &se) {
 		return &cliError{code: se.Code, err: se.Err, hints: se.Hints, quiet: se.Quiet}
 	}
@@ -116,16 +117,16 @@ func fromExec(err error) error {
 
 // projectNotHome refuses a project that is the home folder or holds it.
 func (a *app) projectNotHome(project string) error {
-	return fromExec(sandboxexec.ProjectNotHome(a.env.Home, project))
+	return fromExec(ops.ProjectNotHome(a.env.Home, project))
 }
 
 // tempDir is the temporary folder the sandbox keeps its private folders in.
 func tempDir(env Env) string {
-	return sandboxexec.TempDir(sandboxexec.Env{Environ: env.Environ})
+	return ops.TempDir(env.Environ)
 }
 
 // executables are the running binary and piagent's other binaries beside it.
-func executables() []string { return sandboxexec.Executables() }
+func executables() []string { return ops.Executables() }
 
 func (a *app) printSandbox(st ops.SandboxState, p ops.SandboxProfile) {
 	w := a.env.Stdout

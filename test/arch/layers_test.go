@@ -22,8 +22,7 @@ var cliTarget = []string{"ops", "ops/verbs"}
 // first moves of the operations layer) it held 28 of the module's packages.
 var cliStill = []string{
 	"catalogue", "gate", "jsonc", "mcpconfig", "mcpedit",
-	"paths", "policy", "preset", "registry", "sandbox",
-	"sandboxexec", "secret",
+	"paths", "policy", "preset", "registry", "sandbox", "secret",
 }
 
 // rendering are the packages of the edge: the operations layer imports
