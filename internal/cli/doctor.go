@@ -15,17 +15,11 @@ import (
 	"github.com/piagent/piagent/internal/ops"
 )
 
-type dockerJSON = ops.Docker
-
 // doctorJSON is doctor --json: the list, then doctor's findings.
 type doctorJSON struct {
 	listJSON
 	ops.Findings
 }
-
-// hostJSON is ops.Host: the Pi that runs here, and what its version
-// implies.
-type hostJSON = ops.Host
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
 var dockerCheck = func(ctx context.Context) error {
@@ -47,7 +41,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
-		Extension: extensionDir(a.env.Home), Tmp: tempDir(a.env),
+		Extension: ops.ExtensionDir(a.env.Home), Tmp: tempDir(a.env),
 		Docker: func() error { return dockerCheck(c.Context()) },
 		FixOf:  a.failureFix,
 	})}
@@ -303,6 +297,3 @@ func sandboxLine(st ops.SandboxState) string {
 	}
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
-
-// host describes the Pi that runs here (ops.Host).
-func (a *app) host(g *gate.Gate) hostJSON { return a.op().Host(g, extensionDir(a.env.Home)) }

@@ -63,7 +63,7 @@ func (a *app) launchPi(args []string) error {
 	if err := a.projectNotHome(a.env.Dir); err != nil {
 		return err
 	}
-	pi, _, err := a.findPi()
+	pi, _, err := a.op().FindPi()
 	if err != nil {
 		return err
 	}
@@ -170,9 +170,6 @@ func launchNotice(g *gate.Gate, held []ops.Held) []string {
 	}
 	return out
 }
-
-// findPi is PIAGENT_PI, or pi on PATH (ops.FindPi).
-func (a *app) findPi() (path, via string, err error) { return a.op().FindPi() }
 
 // withEnv is environ with the given variables set, every earlier assignment
 // of them removed.
