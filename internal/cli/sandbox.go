@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,9 +65,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		}
 		st, p := a.op().SandboxStatus(dir, a.env.Environ)
 		if *asJSON {
-			enc := json.NewEncoder(a.env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(struct {
+			return a.printJSONValue(struct {
 				Status  ops.SandboxState   `json:"status"`
 				Profile ops.SandboxProfile `json:"profile"`
 			}{st, p})
