@@ -630,7 +630,9 @@ const clockTicks = 100
 // whose package is a 10,000-file tree and a write of one of its files.
 // The write changes the content, so the pinned server's state changes
 // with it; it alternates between two contents so the approval holds
-// every other time.
+// every other time. after-write-pause leaves 2 ms between the write and
+// the request, as the model's turn does (what the helper could do in the
+// meantime), against quiet-pause, the same pause with no write.
 func BenchmarkHelperAfterWrite(b *testing.B) {
 	dir := bins(b)
 	read := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"src/a.go"}}}` + "\n"
@@ -658,11 +660,30 @@ func BenchmarkHelperAfterWrite(b *testing.B) {
 			b.Run("quiet", func(b *testing.B) {
 				measure(b, h, read)
 			})
+			// after-write-pause's baseline: the same pause, no write (the
+			// helper is woken from its sleep)
+			b.Run("quiet-pause", func(b *testing.B) {
+				measureEach(b, h, func(int) string {
+					time.Sleep(2 * time.Millisecond)
+					return read
+				})
+			})
 			b.Run("after-write", func(b *testing.B) {
 				measureEach(b, h, func(i int) string {
 					if err := os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i%2), 0o644); err != nil {
 						b.Fatal(err)
 					}
+					return read
+				})
+			})
+			// as an agent's session has it: the model thinks between the
+			// edit and the next call
+			b.Run("after-write-pause", func(b *testing.B) {
+				measureEach(b, h, func(i int) string {
+					if err := os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i%2), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					time.Sleep(2 * time.Millisecond)
 					return read
 				})
 			})
