@@ -32,7 +32,7 @@ import (
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpcache"
-	"github.com/piagent/piagent/internal/netproxy"
+	"github.com/piagent/piagent/internal/netlog"
 	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/pihost"
 	"github.com/piagent/piagent/internal/policy"
@@ -874,7 +874,7 @@ func (en *Engine) State() (State, error) {
 	}
 	if !quiet {
 		// issue 44: what the network proxy refused, with the fix.
-		if n := netproxy.Notice(sandboxexec.NetLog(en.Home), time.Now().Add(-24*time.Hour)); n != "" {
+		if n := netlog.Notice(sandboxexec.NetLog(en.Home), time.Now().Add(-24*time.Hour)); n != "" {
 			st.Notice = append(st.Notice, gate.Note{Text: n})
 		}
 		// issue 42: a server the sandbox stopped is named, with the grant.

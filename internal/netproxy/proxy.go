@@ -5,7 +5,7 @@
 // person named. Everything else gets an HTTP 403 whose body names the fix,
 // and is logged (host, port, which call) for the session notice and doctor.
 //
-// It is served by `piagent __piagent-netproxy` (ServeMain), which the
+// It is served by `piagent-netproxy __piagent-netproxy` (ServeMain), which the
 // `sandbox exec` process waiting for the command starts at the command's
 // first connection on listeners made before the command started; when the
 // command ends, it passes on what is queued and ends. A raw TCP connection
@@ -16,38 +16,23 @@ package netproxy
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/piagent/piagent/internal/nethosts"
 	"io"
 	"net"
 	"net/netip"
 	"net/textproto"
 	"net/url"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-)
 
-// Refusal is one connection the proxy refused.
-type Refusal struct {
-	Time time.Time `json:"time"`
-	Host string    `json:"host"`
-	Port int       `json:"port"`
-	// Who made it: "agent" (the agent's commands) or "server NAME".
-	Who string `json:"who"`
-	// Fix is what lets it through.
-	Fix string `json:"fix"`
-	// Via is "raw TCP" for a connection made past the proxy (refused in
-	// the namespace, with ECONNREFUSED), empty for one the proxy refused.
-	Via string `json:"via,omitempty"`
-}
+	"github.com/piagent/piagent/internal/nethosts"
+	"github.com/piagent/piagent/internal/netlog"
+)
 
 // Proxy serves one sandboxed command's connections.
 type Proxy struct {
@@ -55,7 +40,7 @@ type Proxy struct {
 	// Who is "agent" or "server NAME", for the log and the fix.
 	Who string
 	// Log receives each refusal (may be nil).
-	Log func(Refusal)
+	Log func(netlog.Refusal)
 	// Dial opens a connection outside the sandbox (nil: a dialer that
 	// refuses this machine's loopback, unspecified and link-local
 	// addresses, whatever name led there).
@@ -81,16 +66,6 @@ type Proxy struct {
 // default), few enough that a command cannot make the proxy hold
 // thousands of connections and descriptors open.
 const DefaultMax = 256
-
-// Where is the refused host and port, and "raw TCP" for a connection made
-// past the proxy.
-func (r Refusal) Where() string {
-	hp := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
-	if r.Via != "" {
-		return hp + " by " + r.Via
-	}
-	return hp
-}
 
 // Fix names what allows host:port for p's caller.
 func (p *Proxy) Fix(host string, port int) string {
@@ -307,7 +282,7 @@ func pipe(c, up net.Conn, fromClient io.Reader) {
 func (p *Proxy) refuse(c net.Conn, host string, port int) {
 	fix := p.Fix(host, port)
 	if p.Log != nil {
-		p.Log(Refusal{Time: time.Now().UTC(), Host: host, Port: port, Who: p.Who, Fix: fix})
+		p.Log(netlog.Refusal{Time: time.Now().UTC(), Host: host, Port: port, Who: p.Who, Fix: fix})
 	}
 	who := "the agent's commands"
 	if strings.HasPrefix(p.Who, "server ") {
@@ -338,55 +313,4 @@ func DialOutside(network, addr string) (net.Conn, error) {
 		return nil
 	}}
 	return d.Dial(network, addr)
-}
-
-// Refused is one host the proxy refused, with how often and when last.
-type Refused struct {
-	Refusal
-	Count int `json:"count"`
-}
-
-// Recent reads the refusals logged at path (and its older file) since
-// since: one per host, port and caller, the latest last, at most max.
-func Recent(path string, since time.Time, max int) []Refused {
-	var out []Refused
-	at := map[string]int{}
-	for _, f := range []string{path + ".1", path} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			var r Refusal
-			if json.Unmarshal([]byte(line), &r) != nil || r.Time.Before(since) {
-				continue
-			}
-			k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", r.Host, r.Port, r.Who, r.Via)
-			if i, ok := at[k]; ok {
-				out[i].Refusal = r
-				out[i].Count++
-				continue
-			}
-			at[k] = len(out)
-			out = append(out, Refused{Refusal: r, Count: 1})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Refused) int { return a.Time.Compare(b.Time) })
-	if len(out) > max {
-		out = out[len(out)-max:]
-	}
-	return out
-}
-
-// Notice is the session notice's line for the refusals since since, or "".
-func Notice(path string, since time.Time) string {
-	rs := Recent(path, since, 5)
-	if len(rs) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%s (%s, %d×; fix: %s)", r.Where(), r.Who, r.Count, r.Fix))
-	}
-	return "piagent: the network proxy refused connections in the last day: " + strings.Join(parts, "; ")
 }

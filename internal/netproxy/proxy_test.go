@@ -2,17 +2,17 @@ package netproxy
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
-	"github.com/piagent/piagent/internal/nethosts"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/piagent/piagent/internal/nethosts"
+	"github.com/piagent/piagent/internal/netlog"
 )
 
 // TestAllowed: the registries on 443, the person's entries by name, port
@@ -57,9 +57,9 @@ func TestProxy(t *testing.T) {
 		fmt.Fprintf(w, "fake %s %s", r.Host, r.URL.Path)
 	}))
 	defer backend.Close()
-	var logged []Refusal
+	var logged []netlog.Refusal
 	e, _ := nethosts.ParseEntry("allowed.test:80")
-	px := &Proxy{Entries: []nethosts.Entry{e}, Who: "server github", Log: func(r Refusal) { logged = append(logged, r) },
+	px := &Proxy{Entries: []nethosts.Entry{e}, Who: "server github", Log: func(r netlog.Refusal) { logged = append(logged, r) },
 		Dial: func(network, addr string) (net.Conn, error) {
 			if addr == "allowed.test:80" || addr == "proxy.golang.org:443" {
 				return net.Dial(network, backend.Listener.Addr().String())
@@ -173,26 +173,4 @@ func BenchmarkConnect(b *testing.B) {
 			c.Close()
 		}
 	})
-}
-
-// TestRecent: the log's refusals, one per host, port and caller with a
-// count, the older file read too, old ones left out; the notice names the
-// fix.
-func TestRecent(t *testing.T) {
-	dir := t.TempDir()
-	path := dir + "/log.jsonl"
-	now := time.Now().UTC()
-	line := func(r Refusal) string { b, _ := json.Marshal(r); return string(b) + "\n" }
-	os.WriteFile(path+".1", []byte(line(Refusal{Time: now.Add(-48 * time.Hour), Host: "old.test", Port: 443, Who: "agent"})+line(Refusal{Time: now.Add(-time.Hour), Host: "a.test", Port: 443, Who: "agent", Fix: "F"})), 0o600)
-	os.WriteFile(path, []byte(line(Refusal{Time: now, Host: "a.test", Port: 443, Who: "agent", Fix: "F"})+"garbage\n"+line(Refusal{Time: now, Host: "a.test", Port: 443, Who: "server s", Fix: "G"})), 0o600)
-	got := Recent(path, now.Add(-24*time.Hour), 10)
-	if len(got) != 2 || got[0].Host != "a.test" || got[0].Count != 2 || got[1].Who != "server s" {
-		t.Errorf("Recent: %+v", got)
-	}
-	if n := Notice(path, now.Add(-24*time.Hour)); !strings.Contains(n, "a.test:443 (agent, 2×; fix: F)") || strings.Contains(n, "old.test") {
-		t.Errorf("Notice: %s", n)
-	}
-	if n := Notice(dir+"/none", now); n != "" {
-		t.Errorf("Notice without a log: %q", n)
-	}
 }

@@ -9,18 +9,18 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/piagent/piagent/internal/nethosts"
+	"github.com/piagent/piagent/internal/netlog"
 )
 
-// ServeArg is the argument with which piagent serves one command's proxy
-// (ServeMain): never typed by a person. piagent-sandbox starts it, at the
-// command's first connection, from the piagent binary beside it.
+// ServeArg is the argument with which piagent-netproxy serves one
+// command's proxy (ServeMain): never typed by a person. The sandbox starts
+// it, at the command's first connection, from beside its own binary.
 const ServeArg = "__piagent-netproxy"
 
 // SpecEnv carries the Spec to ServeMain.
@@ -72,7 +72,7 @@ func ServeMain() int {
 		}
 	}
 	if s.Log != "" {
-		px.Log = func(r Refusal) { logRefusal(s.Log, r) }
+		px.Log = func(r netlog.Refusal) { netlog.Append(s.Log, r) }
 	}
 	if len(s.Dial) > 0 {
 		px.Dial = func(network, addr string) (net.Conn, error) {
@@ -204,26 +204,6 @@ func forwardConn(c net.Conn, addr string) {
 	pipe(c, up, c)
 }
 
-// maxRefusalLog bounds the log: past it, the file becomes NAME.1 (one
-// older file kept).
-const maxRefusalLog = 256 << 10
-
-// logRefusal appends r to path as one JSON line, in piagent's own folder
-// (which no confined command writes); never following a link there.
-func logRefusal(path string, r Refusal) {
-	if fi, err := os.Lstat(path); err == nil && fi.Size() > maxRefusalLog {
-		os.Rename(path, path+".1")
-	}
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	b, _ := json.Marshal(r)
-	f.Write(append(b, '\n'))
-}
-
 // maxRawLogged bounds the raw refusals one command logs (a port scan is one
 // line per address and port, not thousands).
 const maxRawLogged = 32
@@ -261,7 +241,7 @@ func (p *Proxy) logRaw(b []byte) {
 	p.rawSeen[k] = true
 	p.rawMu.Unlock()
 	if p.Log != nil {
-		p.Log(Refusal{Time: time.Now().UTC(), Host: host, Port: port, Who: p.Who, Via: "raw TCP", Fix: p.rawFix(host, port)})
+		p.Log(netlog.Refusal{Time: time.Now().UTC(), Host: host, Port: port, Who: p.Who, Via: "raw TCP", Fix: p.rawFix(host, port)})
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/netproxy"
+	"github.com/piagent/piagent/internal/netlog"
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
@@ -60,7 +60,7 @@ type Findings struct {
 	Quarantines []*baseline.Quarantine `json:"quarantines"`
 	// NetRefused are the connections the network proxy refused in the
 	// last week (issue 44), one per host, port and caller.
-	NetRefused []netproxy.Refused `json:"networkRefused"`
+	NetRefused []netlog.Refused `json:"networkRefused"`
 	// Watch says when the record those files are compared with is taken.
 	Watch string `json:"watch"`
 }
@@ -109,9 +109,9 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 			d.Attention = true
 		}
 	}
-	d.NetRefused = netproxy.Recent(sandboxexec.NetLog(o.Home), time.Now().Add(-7*24*time.Hour), 20)
+	d.NetRefused = netlog.Recent(sandboxexec.NetLog(o.Home), time.Now().Add(-7*24*time.Hour), 20)
 	if d.NetRefused == nil {
-		d.NetRefused = []netproxy.Refused{}
+		d.NetRefused = []netlog.Refused{}
 	}
 	d.Quarantines, _ = baseline.Pending(o.Home, g.View.Cwd)
 	if d.Quarantines == nil {

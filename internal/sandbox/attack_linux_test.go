@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	piagentBin, leanBin = filepath.Join(dir, "piagent"), filepath.Join(dir, "piagent-sandbox")
-	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/piagent/piagent/cmd/piagent", "github.com/piagent/piagent/cmd/piagent-mcp", "github.com/piagent/piagent/cmd/piagent-sandbox").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/piagent/piagent/cmd/piagent", "github.com/piagent/piagent/cmd/piagent-mcp", "github.com/piagent/piagent/cmd/piagent-sandbox", "github.com/piagent/piagent/cmd/piagent-netproxy").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build piagent: %v\n%s", err, out)
 		os.Exit(1)
@@ -45,6 +45,8 @@ func TestMain(m *testing.M) {
 	for _, b := range [][]string{
 		{"build", "-o", attackBin, "./testdata/attack"},
 		{"build", "-tags", "sandboxfault", "-o", faultBin, "github.com/piagent/piagent/cmd/piagent"},
+		// its proxy, beside it as the install puts it
+		{"build", "-o", filepath.Join(dir, "fault", "piagent-netproxy"), "github.com/piagent/piagent/cmd/piagent-netproxy"},
 	} {
 		if out, err := exec.Command("go", b...).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go %v: %v\n%s", b, err, out)

@@ -277,6 +277,11 @@ func startInit(s initSpec, run bool, upstream []string) (string, error) {
 	// The listeners come back on a socket pair, descriptor 5 in the init.
 	var lisR *os.File
 	if len(s.Listen) > 0 {
+		// No proxy to serve them: nothing starts, and the error names the fix
+		// (the init would only learn that the proxy did not start).
+		if _, err := proxyBinary(); err != nil {
+			return "", fmt.Errorf("the network proxy: %w", err)
+		}
 		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return "", fmt.Errorf("the proxy's socket pair: %w", err)

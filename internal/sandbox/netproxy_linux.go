@@ -206,10 +206,12 @@ func serveListeners(f *os.File, p Profile, addrs, upstream []string) (*lazyProxy
 	return lp, err
 }
 
-// proxyBinary is the program that serves the proxy: piagent, which links
-// the network code piagent-sandbox leaves out (the net package would make
-// it a cgo binary, every command's start about 12 ms slower); this binary
-// when it is piagent, else the piagent beside it.
+// proxyBinary is the program that serves the proxy: piagent-netproxy,
+// beside this binary (piagent or piagent-sandbox). It alone links the
+// network code: the net package would make piagent-sandbox a cgo binary
+// (every command's start about 12 ms slower), and net/http and crypto/tls
+// in piagent made the guard's helper, the same binary, hold about 2 MB
+// more of resident code.
 func proxyBinary() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -218,12 +220,9 @@ func proxyBinary() (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	if filepath.Base(exe) != "piagent-sandbox" {
-		return exe, nil
-	}
-	bin := filepath.Join(filepath.Dir(exe), "piagent")
+	bin := filepath.Join(filepath.Dir(exe), proxyName)
 	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("no piagent beside %s to serve the network proxy", exe)
+		return "", fmt.Errorf("no %s beside %s to serve the network proxy: install piagent's binaries together (go install github.com/piagent/piagent/cmd/...)", proxyName, exe)
 	}
 	return bin, nil
 }
@@ -231,6 +230,7 @@ func proxyBinary() (string, error) {
 // The proxy's entry point and its spec, as package netproxy names them
 // (it links the network code; this package must not).
 const (
+	proxyName     = "piagent-netproxy"
 	proxyServeArg = "__piagent-netproxy"
 	proxySpecEnv  = "PIAGENT_NETPROXY_SPEC"
 )

@@ -280,6 +280,17 @@ func TestRegistriesFailClosed(t *testing.T) {
 			t.Errorf("the proxy's listener could not be made, and: ran %v\n%s", ran, out)
 		}
 	}
+	// piagent installed without piagent-netproxy beside it: no proxy can
+	// be served, so nothing runs, and the error names the binary and the fix
+	alone := filepath.Join(t.TempDir(), "piagent")
+	data, err := os.ReadFile(piagentBin)
+	must(t, err)
+	must(t, os.WriteFile(alone, data, 0o755))
+	os.Remove(marker)
+	out, _ := sandboxed(alone, w.env, w.proj, "/bin/bash", "-c", "echo $HTTPS_PROXY > "+marker).CombinedOutput()
+	if _, err := os.Stat(marker); err == nil || !strings.Contains(string(out), "no piagent-netproxy beside") || !strings.Contains(string(out), "go install") {
+		t.Errorf("no proxy binary: ran %v\n%s", err == nil, out)
+	}
 	policy := filepath.Join(w.home, ".pi", "piagent-policy.json")
 	write(t, policy, `{"version": 1, "network": "registries"}`)
 	if out, ran := run("mount,abi3"); ran || !strings.Contains(out, `"network": "registries"`) || !strings.Contains(out, "TCP rules need ABI 4") || !strings.Contains(out, "nothing was run") {

@@ -26,7 +26,7 @@ import (
 // Names of piagent's binaries. Each is registered wherever it is installed:
 // the person runs one next, so a command that replaced it would run
 // unconfined then.
-var Binaries = []string{"piagent", "piagent-mcp", "piagent-sandbox"}
+var Binaries = []string{"piagent", "piagent-mcp", "piagent-sandbox", "piagent-netproxy"}
 
 // Environment variables set by piagent pi that the sandbox reads (package
 // launch names them for the launcher).

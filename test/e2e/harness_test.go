@@ -149,7 +149,7 @@ func Binaries(t testing.TB) Bins {
 	t.Helper()
 	requireE2E(t)
 	buildOnce.Do(func() {
-		cmd := exec.Command("go", "build", "-o", deps.binDir+string(filepath.Separator), "./cmd/piagent", "./cmd/piagent-mcp", "./cmd/piagent-sandbox")
+		cmd := exec.Command("go", "build", "-o", deps.binDir+string(filepath.Separator), "./cmd/piagent", "./cmd/piagent-mcp", "./cmd/piagent-sandbox", "./cmd/piagent-netproxy")
 		cmd.Dir = deps.repoRoot
 		out, err := cmd.CombinedOutput()
 		if err != nil {

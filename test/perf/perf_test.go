@@ -50,7 +50,7 @@ func bins(b testing.TB) string {
 			return
 		}
 		root, _ := filepath.Abs("../..")
-		for _, p := range []string{"piagent", "piagent-mcp", "piagent-sandbox"} {
+		for _, p := range []string{"piagent", "piagent-mcp", "piagent-sandbox", "piagent-netproxy"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, p), "./cmd/"+p)
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
