@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 	"unicode/utf8"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/preset"
 	"github.com/piagent/piagent/internal/registry"
 )
 
@@ -51,54 +49,11 @@ func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
 	cs := s.Config
 	return serverJSON{
 		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: a.fix(s.Fix),
-		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
+		Transport: ops.Transport(cs.Entry), Target: ops.Target(cs.Entry), Source: cs.Source,
 		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
 		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
-		Hints: a.hints(s),
+		Hints: a.op().ServerHints(s),
 	}
-}
-
-// hints are what a ready server runs that needs a program piagent can look
-// for: a browser for chrome-devtools-mcp and @playwright/mcp, wherever the
-// entry came from.
-func (a *app) hints(s *gate.Server) []string {
-	if s.State != gate.Ready {
-		return nil
-	}
-	var out []string
-	for _, n := range preset.NeedsOf(s.Config.Entry) {
-		if n.Kind == preset.NeedChrome && !a.browserFound() {
-			out = append(out, "needs "+n.Text+"; no Chrome or Chromium found on PATH or in the usual places")
-		}
-	}
-	return out
-}
-
-// browserFound reports whether a Chrome or Chromium is installed where the
-// browser servers look: on PATH, in the usual application folders, or in
-// Playwright's own download cache.
-func (a *app) browserFound() bool {
-	for _, name := range []string{"google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome"} {
-		if a.lookPath(name) != "" {
-			return true
-		}
-	}
-	fixed := []string{
-		"/opt/google/chrome/chrome",
-		"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-		"/Applications/Chromium.app/Contents/MacOS/Chromium",
-	}
-	for _, p := range fixed {
-		if isExecutable(p) {
-			return true
-		}
-	}
-	for _, cache := range []string{".cache/ms-playwright", "Library/Caches/ms-playwright"} {
-		if m, _ := filepath.Glob(filepath.Join(a.env.Home, cache, "chromium-*")); len(m) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
@@ -247,7 +202,7 @@ func (a *app) printTable(g *gate.Gate) {
 		if !cs.AdapterLoads {
 			src += " [not loaded by the adapter]"
 		}
-		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), target(cs.Entry), src})
+		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, ops.Transport(cs.Entry), ops.Target(cs.Entry), src})
 	}
 	fitTable(rows, a.env.Width)
 	if a.env.Width > 0 && a.env.Getenv("NO_COLOR") == "" {
@@ -259,7 +214,7 @@ func (a *app) printTable(g *gate.Gate) {
 	}
 	tw.Flush()
 	for i := range g.Servers {
-		for _, h := range a.hints(&g.Servers[i]) {
+		for _, h := range a.op().ServerHints(&g.Servers[i]) {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: %s %s\n", a.name, g.Servers[i].Name, h)
 		}
 	}

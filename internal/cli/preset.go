@@ -175,35 +175,10 @@ type presetOptions struct {
 	Runnable bool
 }
 
-// missingRuntime names what a preset server needs that this machine lacks
-// now: Docker (the program, and a daemon that answers), a Chrome, a
-// variable it cannot start without. "" when nothing it needs is missing (or
-// piagent cannot look for it). setup seeds only servers that can run, so
-// doctor is green straight after it (issue 42, item 5).
-func (a *app) missingRuntime(needs []preset.Need) string {
-	for _, n := range needs {
-		switch {
-		case n.Kind == preset.NeedDocker:
-			docker := a.lookPath("docker")
-			if docker == "" {
-				return "Docker: docker is not on PATH"
-			}
-			if _, err := a.output(docker, "info", "--format", "{{.ServerVersion}}"); err != nil {
-				return fmt.Sprintf("Docker running: docker info failed (%v)", err)
-			}
-		case n.Kind == preset.NeedChrome && !a.browserFound():
-			return "Chrome or Chromium: none found on PATH or in the usual places"
-		case n.Kind == preset.NeedEnv && !n.Optional && a.env.Getenv(n.Name) == "":
-			return n.Name + " set: it is not set here"
-		}
-	}
-	return ""
-}
-
 func (a *app) applyPreset(o presetOptions) error {
 	po := ops.PresetOptions{Name: o.Name, Scope: o.Scope, Project: o.Project, Replace: o.Replace, DryRun: o.DryRun}
 	if o.Runnable {
-		po.Missing = a.missingRuntime
+		po.Missing = a.op().MissingRuntime
 	}
 	ap, err := a.op().ApplyPreset(po)
 	if err != nil {

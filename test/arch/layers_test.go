@@ -23,7 +23,7 @@ var cliTarget = []string{"ops", "ops/verbs"}
 var cliStill = []string{
 	"catalogue", "gate", "helper", "jsonc", "launch", "mcpconfig", "mcpedit", "nethosts",
 	"paths", "pihost", "policy", "preset", "registry", "safefile", "sandbox",
-	"sandboxexec", "secret", "serverrun", "setup",
+	"sandboxexec", "serverrun", "setup",
 }
 
 // rendering are the packages of the edge: the operations layer imports
