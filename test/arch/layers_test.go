@@ -22,7 +22,7 @@ var cliTarget = []string{"ops", "ops/verbs"}
 // first moves of the operations layer) it held 28 of the module's packages.
 var cliStill = []string{
 	"catalogue", "gate", "helper", "jsonc", "launch", "mcpconfig", "mcpedit", "nethosts",
-	"paths", "pihost", "policy", "preset", "registry", "safefile", "sandbox",
+	"paths", "pihost", "preset", "registry", "safefile", "sandbox",
 	"sandboxexec", "serverrun", "setup",
 }
 
