@@ -83,11 +83,12 @@ func (a *app) approveCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
+		d := a.getData(g, s)
+		if err := a.op().Renderable(g, s, d.View); err != nil {
 			return err
 		}
 		if *dryRun {
-			return a.approvePreview(g, s, *asJSON)
+			return a.approvePreview(g, s, d, *asJSON)
 		}
 		if *asJSON && !*yes {
 			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
@@ -99,7 +100,7 @@ func (a *app) approveCommand() *cobra.Command {
 			quiet.env.Stdout = io.Discard
 			preview = &quiet
 		}
-		preview.printApproval(g, s)
+		preview.printApproval(g, s, d)
 		preview.printChange(g, s)
 		// What the person saw is not what is there now: consent to the
 		// preview is not consent to this.
@@ -133,16 +134,16 @@ func (a *app) approveCommand() *cobra.Command {
 
 // approvePreview shows what consent to s would cover and records nothing:
 // the preview, or with asJSON the preview inside previewJSON.
-func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
+func (a *app) approvePreview(g *gate.Gate, s *gate.Server, d getJSON, asJSON bool) error {
 	if !asJSON {
-		a.printApproval(g, s)
+		a.printApproval(g, s, d)
 		a.printChange(g, s)
 		return nil
 	}
 	var text strings.Builder
 	quiet := *a
 	quiet.env.Stdout = &text
-	quiet.printApproval(g, s)
+	quiet.printApproval(g, s, d)
 	quiet.printChange(g, s)
 	return a.writeJSON(previewJSON{Action: "approve", Server: s.Name, Project: g.Project, State: s.State,
 		ApprovalDigest: s.ApprovalDigest(), DryRun: true, Preview: text.String()})
@@ -150,9 +151,8 @@ func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
 
 // printApproval shows what consent covers: the merged definition, the part
 // the repository owns, and the files pinned with it.
-func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
+func (a *app) printApproval(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
-	d := a.getData(g, s)
 	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
 	if merged, owned := indentJSON(d.Definition), indentJSON(d.Owned); merged == owned {
 		// Everything comes from the repository: one listing, not two.
@@ -188,10 +188,10 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
-	previewTools(w, a.op().Tools(g, s), s.Name)
+	previewTools(w, d.Tools, s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
-	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
-		fmt.Fprintf(w, "grants: read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
+	if gr := grantsText(d.View); gr != "" {
+		fmt.Fprintf(w, "grants: %s\n", gr)
 	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
 }
