@@ -13,7 +13,6 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/registry"
 )
 
 // serverJSON is one row of `list --json`. The field set is a contract
@@ -170,7 +169,7 @@ func (a *app) listCommand() *cobra.Command {
 			// Every repository server reads as undecided: say why, and that
 			// nothing here is what the person decided.
 			fmt.Fprintf(a.env.Stderr, "%s: error: the approval store cannot be used, so every repository server shows as undecided: %v\n", a.name, g.StoreErr)
-			for _, h := range storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr) {
+			for _, h := range storeHints(a.op().ApprovalStore(), g.StoreErr) {
 				fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, h)
 			}
 			return attention()

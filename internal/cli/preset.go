@@ -11,19 +11,12 @@ import (
 
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/preset"
 )
 
 // presetServerJSON is one server of a preset: what an apply did with it, or
 // for --list what it needs.
 type presetServerJSON = ops.PresetServer
 
-type presetJSON struct {
-	Name     string             `json:"name"`
-	Purpose  string             `json:"purpose"`
-	Servers  []presetServerJSON `json:"servers"`
-	Settings map[string]any     `json:"settings"`
-}
 
 // Words for what an apply did with each server.
 var presetActionText = map[string]string{
@@ -47,7 +40,7 @@ func (a *app) presetFlags(c *cobra.Command) {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return preset.Names(), cobra.ShellCompDirectiveNoFileComp
+		return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		switch {
@@ -95,7 +88,7 @@ func (a *app) presetCommand() *cobra.Command {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return preset.Names(), cobra.ShellCompDirectiveNoFileComp
+			return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
 	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
@@ -122,15 +115,7 @@ func (a *app) presetCommand() *cobra.Command {
 }
 
 func (a *app) listPresets(asJSON bool) error {
-	var all []presetJSON
-	for _, name := range preset.Names() {
-		p, _ := preset.Get(name)
-		pj := presetJSON{Name: p.Name, Purpose: p.Purpose, Servers: []presetServerJSON{}, Settings: p.Settings}
-		for _, id := range p.Servers {
-			pj.Servers = append(pj.Servers, presetServerJSON{ID: id, Needs: ops.BaselineNeeds(id)})
-		}
-		all = append(all, pj)
-	}
+	all := ops.Presets()
 	if asJSON {
 		return a.writeJSON(map[string]any{"presets": all})
 	}

@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/piagent/piagent/internal/mcpedit"
-	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/secret"
 )
 
@@ -258,7 +257,7 @@ func (o *Ops) Add(opt AddOptions) (Added, error) {
 	}
 	if sf.Repository && !opt.DryRun && g.StoreErr != nil {
 		return Added{}, refused(fmt.Errorf("nothing was added: %s would be added without its approval, because the approval store cannot be used: %w", req.Name, g.StoreErr),
-			StoreHints(registry.ApprovalStore(o.Home), g.StoreErr)...)
+			StoreHints(o.ApprovalStore(), g.StoreErr)...)
 	}
 	out := Added{Pre: map[string]string{}}
 	eo := mcpedit.Options{DryRun: opt.DryRun}

@@ -42,7 +42,7 @@ func (o *Ops) RepositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 	}
 	if g.StoreErr != nil {
 		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			StoreHints(registry.ApprovalStore(o.Home), g.StoreErr)...)
+			StoreHints(o.ApprovalStore(), g.StoreErr)...)
 	}
 	return s, nil
 }
@@ -181,7 +181,7 @@ func (o *Ops) Changed(g *gate.Gate, s *gate.Server) (Change, bool) {
 }
 
 func (o *Ops) store() *approval.Store {
-	store := approval.Open(registry.ApprovalStore(o.Home))
+	store := approval.Open(o.ApprovalStore())
 	store.Waiting = o.waiting("the approval store")
 	return store
 }
@@ -218,6 +218,9 @@ func (o *Ops) StoreDecision(project, name string, dec *approval.Decision) error 
 	}
 	return nil
 }
+
+// ApprovalStore is the person's approval store (registry.ApprovalStore).
+func (o *Ops) ApprovalStore() string { return registry.ApprovalStore(o.Home) }
 
 // StoreHints names the fix for an approval store (at path) that cannot be
 // used or written: the owner or mode to restore for one that is not the

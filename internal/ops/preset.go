@@ -52,6 +52,32 @@ type Applied struct {
 	Needs   []Need
 }
 
+// Preset is one preset as a listing shows it: its servers, each with what
+// it needs, and the settings it writes where they are unset.
+type Preset struct {
+	Name     string         `json:"name"`
+	Purpose  string         `json:"purpose"`
+	Servers  []PresetServer `json:"servers"`
+	Settings map[string]any `json:"settings"`
+}
+
+// PresetNames are the presets' names, in their order.
+func PresetNames() []string { return preset.Names() }
+
+// Presets are every preset, in their order.
+func Presets() []Preset {
+	var all []Preset
+	for _, name := range preset.Names() {
+		p, _ := preset.Get(name)
+		pj := Preset{Name: p.Name, Purpose: p.Purpose, Servers: []PresetServer{}, Settings: p.Settings}
+		for _, id := range p.Servers {
+			pj.Servers = append(pj.Servers, PresetServer{ID: id, Needs: BaselineNeeds(id)})
+		}
+		all = append(all, pj)
+	}
+	return all
+}
+
 // BaselineNeeds is what a preset server's pinned baseline needs.
 func BaselineNeeds(id string) []Need {
 	b, _ := preset.Baseline(id)
