@@ -162,17 +162,8 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server, d getJSON) {
 		fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, owned)
 	}
 	if len(s.Pinned) > 0 {
-		for _, p := range s.Pinned {
-			if p.Tree == "" {
-				continue
-			}
-			n := 0
-			for _, q := range s.Pinned {
-				if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
-					n++
-				}
-			}
-			fmt.Fprintf(w, "pinned: every file under %s (%d files, node_modules included), since code the definition runs there may load any of them; any change there asks again\n", p.Tree, n)
+		for _, t := range ops.PinnedTrees(s.Pinned) {
+			fmt.Fprintf(w, "pinned: every file under %s (%d files, node_modules included), since code the definition runs there may load any of them; any change there asks again\n", t.Tree, t.Files)
 		}
 		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
 		for i, p := range s.Pinned {

@@ -286,3 +286,28 @@ func unrenderable(v any, path string) (string, bool) {
 	}
 	return "", false
 }
+
+// PinnedTree is a folder pinned whole with a definition (any change there
+// asks again), and how many of its files the pin holds.
+type PinnedTree struct {
+	Tree  string // project-relative, slash-separated; "." the project
+	Files int
+}
+
+// PinnedTrees are the folders pinned whole among pinned, in their order.
+func PinnedTrees(pinned []gate.PinnedFile) []PinnedTree {
+	var out []PinnedTree
+	for _, p := range pinned {
+		if p.Tree == "" {
+			continue
+		}
+		n := 0
+		for _, q := range pinned {
+			if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
+				n++
+			}
+		}
+		out = append(out, PinnedTree{Tree: p.Tree, Files: n})
+	}
+	return out
+}
