@@ -8,13 +8,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/ops"
 )
 
 func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return ops.WriteScopes, cobra.ShellCompDirectiveNoFileComp
+}
+
+// scopeFlag is --scope of a write verb, with its completion: the file to
+// write, global by default. with starts its usage.
+func scopeFlag(c *cobra.Command, with string) *string {
+	s := c.Flags().String("scope", ops.DefaultScope, with+"the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
+	return s
 }
 
 // writeResultJSON is the --json answer of add, remove, enable, disable and
@@ -82,12 +89,11 @@ func (a *app) addCommand() *cobra.Command {
 	url := c.Flags().String("url", "", "the server's URL: https, or http on a loopback host")
 	envs := c.Flags().StringArray("env", nil, "an environment variable NAME=VALUE for a command server; secrets as NAME=${NAME}")
 	headers := c.Flags().StringArray("header", nil, `an HTTP header "Name: value" for a --url server; secrets as ${NAME}`)
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	scope := scopeFlag(c, "")
 	replace := c.Flags().Bool("replace", false, "replace a server of that name already in the file")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	printCmd := c.Flags().Bool("print-command", false, "print the terminal command for this request instead of writing")
-	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		// add foo npx -y foo-mcp: -y is the server's, not add's.
 		if strings.Contains(err.Error(), "unknown") && c.ArgsLenAtDash() < 0 {
@@ -180,12 +186,17 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Resu
 		for _, name := range out.Approved {
 			fmt.Fprintf(w, "approved %s for this project; a teammate who clones still has to approve it\n", name)
 		}
-		for _, n := range out.Notes {
-			fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-		}
+		a.printNotes(out.Notes)
 		printNeeds(a.env.Stderr, out.Needs)
 	}
 	return approveErr
+}
+
+// printNotes prints notes about other layers and files, on stderr.
+func (a *app) printNotes(notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+	}
 }
 
 func printNeeds(w io.Writer, needs []needJSON) {

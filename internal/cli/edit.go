@@ -98,9 +98,7 @@ func (a *app) printRecord(out *writeResultJSON, e ops.Edited, o editOptions) err
 	if verb == "disable" {
 		a.printKept(s)
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-	}
+	a.printNotes(out.Notes)
 	return nil
 }
 
@@ -122,9 +120,7 @@ func (a *app) printEdit(out *writeResultJSON, e ops.Edited, project string) {
 	if (verb == "disable" || verb == "enable") && s.Repository && e.InProject && !out.FileRemoved {
 		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", ops.Display(a.env.Home, project, out.File))
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-	}
+	a.printNotes(out.Notes)
 }
 
 // printKept says which decision a disabled repository server keeps. Only

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -34,11 +33,10 @@ func (a *app) presetFlags(c *cobra.Command) {
 	// read them when asked.
 	name := c.Flags().String("preset", "", "apply a preset by name (--list shows them)")
 	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	scope := scopeFlag(c, "with --preset, ")
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -91,11 +89,10 @@ func (a *app) presetCommand() *cobra.Command {
 			return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	scope := scopeFlag(c, "")
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			for _, f := range []string{"scope", "replace", "dry-run"} {

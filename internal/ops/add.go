@@ -9,9 +9,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/secret"
 )
+
+// DefaultScope is the file a write verb writes without --scope.
+const DefaultScope = mcpconfig.ScopeGlobal
 
 // AddRequest is a parsed `add`: a new server's definition.
 type AddRequest struct {
