@@ -37,9 +37,7 @@ func (a *app) presetFlags(c *cobra.Command) {
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = c.RegisterFlagCompletionFunc("preset", completePresets)
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		switch {
 		case *list && *name != "":
@@ -62,6 +60,15 @@ func (a *app) presetFlags(c *cobra.Command) {
 	})
 }
 
+// completePresets offers the presets' names, for the first argument (or
+// --preset, of a command that takes none).
+func completePresets(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
 // presetServerText is what an apply did with one server, in words.
 func presetServerText(s presetServerJSON) string {
 	if s.Action == "skipped" {
@@ -82,12 +89,7 @@ func (a *app) presetCommand() *cobra.Command {
 			"lists every preset, its servers and what each still needs.",
 		Example: "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
 		Args:    cobra.MaximumNArgs(1),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
-		},
+		ValidArgsFunction: completePresets,
 	}
 	scope := scopeFlag(c, "")
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
