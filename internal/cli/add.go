@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -142,7 +141,7 @@ func (a *app) addCommand() *cobra.Command {
 // scope records for what the person just wrote, notes about higher layers,
 // and what the servers still need (stderr).
 // pre holds the digests approveFirst recorded before the write.
-func (a *app) finishWrite(project string, out *writeResultJSON, res mcpedit.Result, written []string, pre map[string]string, asJSON bool) error {
+func (a *app) finishWrite(project string, out *writeResultJSON, res ops.EditResult, written []string, pre map[string]string, asJSON bool) error {
 	w := a.env.Stdout
 	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
 	if out.DryRun {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,27 +12,13 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/paths"
 )
 
-// projectDir is --project, or the working directory, made absolute.
+// projectDir is --project, or the working directory, made absolute
+// (ops.ProjectDir).
 func (a *app) projectDir(c *cobra.Command) (string, error) {
 	p, _ := c.Flags().GetString("project")
-	if p == "" {
-		p = a.env.Dir
-	}
-	p = paths.Expand(a.env.Home, p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(a.env.Dir, p)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return "", usagef("project %s: %v", p, unwrapPathErr(err))
-	}
-	if !fi.IsDir() {
-		return "", usagef("project %s is not a directory", p)
-	}
-	return filepath.Clean(p), nil
+	return a.op().ProjectDir(p)
 }
 
 func unwrapPathErr(err error) error {

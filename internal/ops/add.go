@@ -241,6 +241,10 @@ type AddOptions struct {
 	DryRun  bool
 }
 
+// EditResult is a write verb's edit of one file: the file before and
+// after, and whether it changed (mcpedit.Result).
+type EditResult = mcpedit.Result
+
 // Added is what add wrote: the file edit, and for FinishWrite the
 // approval a repository scope recorded before it.
 type Added struct {
