@@ -10,9 +10,9 @@ import (
 	"github.com/piagent/piagent/internal/preset"
 )
 
-// lookPath finds name on the person's PATH (not the process's own),
+// LookPath finds name on the person's PATH (not the process's own),
 // through its absolute entries alone (paths.LookPathAbs).
-func (o *Ops) lookPath(name string) string {
+func (o *Ops) LookPath(name string) string {
 	return paths.LookPathAbs(name, o.getenv("PATH"), os.Stat)
 }
 
@@ -21,7 +21,7 @@ func (o *Ops) lookPath(name string) string {
 // Playwright's own download cache.
 func (o *Ops) browserFound() bool {
 	for _, name := range []string{"google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome"} {
-		if o.lookPath(name) != "" {
+		if o.LookPath(name) != "" {
 			return true
 		}
 	}
@@ -68,7 +68,7 @@ func (o *Ops) MissingRuntime(needs []preset.Need) string {
 	for _, n := range needs {
 		switch {
 		case n.Kind == preset.NeedDocker:
-			docker := o.lookPath("docker")
+			docker := o.LookPath("docker")
 			if docker == "" {
 				return "Docker: docker is not on PATH"
 			}
