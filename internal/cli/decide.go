@@ -154,7 +154,7 @@ func (a *app) approvePreview(g *gate.Gate, s *gate.Server, d getJSON, asJSON boo
 func (a *app) printApproval(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
 	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
-	if merged, owned := indentJSON(d.Definition), indentJSON(d.Owned); merged == owned {
+	if merged, owned := ops.IndentJSON(d.Definition), ops.IndentJSON(d.Owned); merged == owned {
 		// Everything comes from the repository: one listing, not two.
 		fmt.Fprintf(w, "definition (merged: what will run; all of it from the repository, pinned by %s):\n%s\n", s.Digest, merged)
 	} else {
@@ -201,7 +201,7 @@ func (a *app) printChange(g *gate.Gate, s *gate.Server) {
 		return
 	}
 	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(c.DecidedAt))
-	for _, l := range lineDiff(strings.Split(indentJSON(c.Was), "\n"), strings.Split(indentJSON(s.Owned()), "\n")) {
+	for _, l := range c.Diff {
 		fmt.Fprintln(w, l)
 	}
 }
@@ -215,42 +215,6 @@ func (a *app) printDecision(action string, dec ops.Decision, asJSON bool) error 
 	fmt.Fprintf(a.env.Stdout, "%s %s for %s\n", dec.Decision, dec.Server, dec.Project)
 	fmt.Fprintf(a.env.Stdout, "recorded in %s\n", dec.Store)
 	return nil
-}
-
-// lineDiff is a line diff of a and b by their longest common subsequence:
-// "- " for a line only in a, "+ " only in b, "  " for both. Definitions are
-// short, so the quadratic table is fine.
-func lineDiff(a, b []string) []string {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out = append(out, "  "+a[i])
-			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, "- "+a[i])
-			i++
-		default:
-			out = append(out, "+ "+b[j])
-			j++
-		}
-	}
-	return out
 }
 
 func (a *app) confirm(prompt string) (bool, error) {

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -122,7 +120,7 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 	if d.Definition != nil && d.Sandbox != "remote" {
 		fmt.Fprintf(w, "environment: the sandbox's default set, plus %s (names; none of Pi's other keys)\n", listOr(d.Environment))
 	}
-	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
+	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", ops.IndentJSON(d.Definition))
 	a.printFlags(g, d.Flags)
 	printTools(w, d.Tools, s.Name)
 }
@@ -150,11 +148,6 @@ func (a *app) printFlags(g *gate.Gate, flags []flagJSON) {
 		}
 		fmt.Fprintf(a.env.Stdout, "warning: %s: %s%s\n", f.Key, f.Text, where)
 	}
-}
-
-func indentJSON(v any) string {
-	b, _ := json.MarshalIndent(v, "  ", "  ")
-	return "  " + strings.TrimSpace(string(b))
 }
 
 // maxArgs is cobra.MaximumNArgs with a usage error naming the argument.
