@@ -127,18 +127,9 @@ func (a *app) approveTools(g *gate.Gate, name string, yes, dryRun, asJSON bool) 
 	case dryRun:
 		return answer(false)
 	}
-	if !a.env.Interactive && !yes {
-		return refused(fmt.Errorf("not accepted: no terminal to ask for confirmation on"),
-			"read the tools above, then run '"+a.mcpCmd()+" approve "+s.Name+" --tools --yes'")
-	}
-	if !yes {
-		ok, err := a.confirm(fmt.Sprintf("Accept the tools of %s as shown? [y/N] ", s.Name))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return cancelled(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
-		}
+	if err := a.askConsent(yes, "accepted", "the tools", "approve "+s.Name+" --tools --yes",
+		fmt.Sprintf("Accept the tools of %s as shown? [y/N] ", s.Name), fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name)); err != nil {
+		return err
 	}
 	if err := a.op().AcceptTools(g, ch); err != nil {
 		return err
