@@ -108,33 +108,9 @@ func (a *app) policyCheck() *cobra.Command {
 			return err
 		}
 		// the same decision engine the Pi extension asks
-		s := a.op().Engine(dir)
-		d := s.Check(call)
-		if *asJSON {
-			// The fix in words, for the command line (the helper protocol
-			// carries it as data).
-			out := struct {
-				ops.CallDecision
-				Fix string `json:"fix,omitempty"`
-			}{CallDecision: d}
-			if d.Fix != nil {
-				out.Fix = d.Fix.String()
-			}
-			if err := a.writeJSON(out); err != nil {
-				return err
-			}
-		} else {
-			fmt.Fprintf(a.env.Stdout, "%s %s", d.Action, d.Code)
-			if d.Rule != "" {
-				fmt.Fprintf(a.env.Stdout, " rule=%s", d.Rule)
-			}
-			if d.Subject != "" {
-				fmt.Fprintf(a.env.Stdout, " subject=%s", d.Subject)
-			}
-			fmt.Fprintln(a.env.Stdout)
-			if d.Reason != "" {
-				fmt.Fprintln(a.env.Stdout, d.Reason)
-			}
+		d := a.op().Engine(dir).Check(call)
+		if err := a.printCallDecision(d, *asJSON); err != nil {
+			return err
 		}
 		switch d.Action {
 		case ops.Block:
@@ -145,6 +121,35 @@ func (a *app) policyCheck() *cobra.Command {
 		return nil
 	})
 	return c
+}
+
+// printCallDecision says what policy check decided of a tool call.
+func (a *app) printCallDecision(d ops.CallDecision, asJSON bool) error {
+	if asJSON {
+		// The fix in words, for the command line (the helper protocol
+		// carries it as data).
+		out := struct {
+			ops.CallDecision
+			Fix string `json:"fix,omitempty"`
+		}{CallDecision: d}
+		if d.Fix != nil {
+			out.Fix = d.Fix.String()
+		}
+		return a.writeJSON(out)
+	}
+	w := a.env.Stdout
+	fmt.Fprintf(w, "%s %s", d.Action, d.Code)
+	if d.Rule != "" {
+		fmt.Fprintf(w, " rule=%s", d.Rule)
+	}
+	if d.Subject != "" {
+		fmt.Fprintf(w, " subject=%s", d.Subject)
+	}
+	fmt.Fprintln(w)
+	if d.Reason != "" {
+		fmt.Fprintln(w, d.Reason)
+	}
+	return nil
 }
 
 func (a *app) policyRedact() *cobra.Command {
