@@ -356,7 +356,8 @@ func parseDecision(raw json.RawMessage) (Decision, error) {
 		case "decidedAt":
 			dst = &dec.DecidedAt
 		case "files":
-			dec.Files = map[string]string{}
+			// sized by its commas: a tree pin records thousands
+			dec.Files = make(map[string]string, bytes.Count(v, []byte{','})+1)
 			err := members(v, func(f string, fv json.RawMessage) error {
 				s, err := unquote(fv)
 				if err != nil {

@@ -13,20 +13,13 @@ import (
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/sandbox"
 )
-
-type dockerJSON = ops.Docker
 
 // doctorJSON is doctor --json: the list, then doctor's findings.
 type doctorJSON struct {
 	listJSON
 	ops.Findings
 }
-
-// hostJSON is ops.Host: the Pi that runs here, and what its version
-// implies.
-type hostJSON = ops.Host
 
 // dockerCheck runs `docker info`, only here and only when a server needs it.
 var dockerCheck = func(ctx context.Context) error {
@@ -48,7 +41,7 @@ var dockerCheck = func(ctx context.Context) error {
 
 func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
 	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
-		Extension: extensionDir(a.env.Home), Tmp: tempDir(a.env),
+		Extension: ops.ExtensionDir(a.env.Home), Tmp: tempDir(a.env),
 		Docker: func() error { return dockerCheck(c.Context()) },
 		FixOf:  a.failureFix,
 	})}
@@ -247,7 +240,7 @@ func (a *app) notice(g *gate.Gate) []string {
 			continue
 		}
 		if r, ok := a.lastFailure(g.Project, s.Name); ok {
-			out = append(out, r.Notice(a.mcpCmd(), sandbox.ServerStateDir(sandbox.Input{Home: a.env.Home, Project: g.Project}, s.Name)))
+			out = append(out, r.Notice(a.mcpCmd(), a.op().ServerStateDir(g.Project, s.Name)))
 		}
 	}
 	return out
@@ -287,7 +280,7 @@ func (a *app) noticeCommand() *cobra.Command {
 }
 
 // sandboxLine says in one line what confines the agent's commands here.
-func sandboxLine(st sandbox.Status) string {
+func sandboxLine(st ops.SandboxState) string {
 	if st.Mechanism == "" {
 		return "none: " + st.Missing + "; the agent's commands are checked by the command reader alone"
 	}
@@ -304,6 +297,3 @@ func sandboxLine(st sandbox.Status) string {
 	}
 	return fmt.Sprintf("%s ABI %d, %s, Unix sockets refused, %s", st.Mechanism, st.ABI, mount, signals)
 }
-
-// host describes the Pi that runs here (ops.Host).
-func (a *app) host(g *gate.Gate) hostJSON { return a.op().Host(g, extensionDir(a.env.Home)) }

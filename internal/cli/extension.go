@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/registry"
 )
 
 func (a *app) extensionCommand() *cobra.Command {
@@ -30,7 +29,7 @@ func (a *app) extensionCommand() *cobra.Command {
 		if a.env.Home == "" {
 			return refused(errors.New("no home directory: cannot place the extension"), "set HOME")
 		}
-		dir := extensionDir(a.env.Home)
+		dir := ops.ExtensionDir(a.env.Home)
 		if _, err := ops.WriteExtension(ops.Extension(), dir); err != nil {
 			return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
 		}
@@ -39,10 +38,4 @@ func (a *app) extensionCommand() *cobra.Command {
 	})
 	c.AddCommand(path)
 	return c
-}
-
-// extensionDir is where the extension of this binary's version lives. The
-// embedded extension carries the same version (TestExtensionVersion).
-func extensionDir(home string) string {
-	return registry.ExtensionDir(home, Version)
 }

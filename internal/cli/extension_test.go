@@ -118,7 +118,7 @@ func TestExtensionPath(t *testing.T) {
 // TestExtensionVersion: the binary carries the extension of its own version.
 func TestExtensionVersion(t *testing.T) {
 	if piext.Version != Version {
-		t.Errorf("embedded extension is %s, the binary is %s: bump extensions/pi/package.json and piext.Version together with cli.Version", piext.Version, Version)
+		t.Errorf("embedded extension is %s, the binary is %s: bump extensions/pi/package.json and piext.Version together with ops.Version", piext.Version, Version)
 	}
 }
 

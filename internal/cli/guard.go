@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/helper"
+	"github.com/piagent/piagent/internal/ops"
 )
 
-// Version is piagent's version, carried in the helper handshake and the
-// extension's path.
-const Version = "0.1.0"
+// Version is piagent's version (ops.Version).
+const Version = ops.Version
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
@@ -19,7 +17,7 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print piagent's version",
 		Args:  cobra.NoArgs,
 		RunE: run(func(c *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.env.Stdout, "piagent %s (helper protocol %s/%d)\n", Version, helper.Protocol, helper.Version)
+			fmt.Fprintf(a.env.Stdout, "piagent %s (helper protocol %s/%d)\n", Version, ops.HelperProtocol, ops.HelperVersion)
 			return nil
 		}),
 	}
@@ -42,17 +40,12 @@ func (a *app) guardCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s := &helper.Server{Engine: a.op().Engine(dir), Build: Version}
 		// A helper lives as long as the session: the main's pace for that
 		// (gcpolicy.LongLived), not the one-shot commands' relaxed one.
 		if a.env.LongLived != nil {
 			a.env.LongLived()
 		}
-		err = s.Serve(a.env.Stdin, a.env.Stdout)
-		if errors.Is(err, helper.ErrFraming) {
-			return refused(err, "the helper speaks one JSON object per line; see docs/helper-protocol.md")
-		}
-		return err
+		return a.op().ServeHelper(dir, a.env.Stdin, a.env.Stdout)
 	})
 	g.AddCommand(serve)
 	return g

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 
@@ -19,13 +18,6 @@ import (
 func (a *app) projectDir(c *cobra.Command) (string, error) {
 	p, _ := c.Flags().GetString("project")
 	return a.op().ProjectDir(p)
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // gate computes the gate for the command's project.

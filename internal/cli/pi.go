@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -39,9 +37,6 @@ help); Pi's exit status is piagent's. Pi is found through PIAGENT_PI (an
 executable, for example the npm package's dist/bundle/cli.js), then 'pi' on
 PATH. Pi's package commands (install, remove, update, list, config) are passed
 through as they are.`
-
-// piPackageCommands start no session; they need no gate.
-var piPackageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
 
 func (a *app) piCommand() *cobra.Command {
 	c := &cobra.Command{
@@ -68,24 +63,16 @@ func (a *app) launchPi(args []string) error {
 	if err := a.projectNotHome(a.env.Dir); err != nil {
 		return err
 	}
-	pi, _, err := a.findPi()
+	pi, _, err := a.op().FindPi()
 	if err != nil {
 		return err
 	}
-	if len(args) > 0 && piPackageCommands[args[0]] {
+	pass, err := ops.PiArgs(args)
+	if err != nil {
+		return err
+	}
+	if pass {
 		return a.runPi(pi, args, a.env.Environ)
-	}
-	if len(args) > 0 && args[0] == "mcp" {
-		// Pi's own MCP commands never load extensions and connect servers
-		// directly, approved or not.
-		return usageErr(errors.New("piagent pi does not run Pi's own 'pi mcp' commands: they connect MCP servers without asking the gate"),
-			"'"+a.mcpCmd()+" list' shows every server and its state; '"+a.mcpCmd()+" doctor' says what each needs")
-	}
-	for _, arg := range args {
-		if arg == "--mcp-config" || strings.HasPrefix(arg, "--mcp-config=") {
-			return usageErr(errors.New("piagent pi sets --mcp-config itself"),
-				"put servers in your own config files (~/.pi/agent/mcp.json, ~/.config/mcp/mcp.json); piagent pi passes every approved one to Pi")
-		}
 	}
 	dir := a.env.Dir
 	if dir == "" || !filepath.IsAbs(dir) {
@@ -138,53 +125,18 @@ func (a *app) launchPi(args []string) error {
 }
 
 // resumeHint is the command that resumes, through the launcher, the
-// session Pi wrote during this run: the newest session file in Pi's
-// session folder for cwd (<agentDir>/sessions/--<cwd with / as ->--/, or
-// --session-dir) changed since start, named <timestamp>_<id>.jsonl. ""
-// when Pi wrote none.
+// session Pi wrote during this run (ops.LastSession); "" when Pi wrote
+// none.
 func resumeHint(agentDir, cwd string, args []string, start time.Time) string {
-	sessionDir, custom := "", false
-	for i, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(arg, "--session-dir="); ok {
-			sessionDir, custom = v, true
-		} else if arg == "--session-dir" && i+1 < len(args) {
-			sessionDir, custom = args[i+1], true
-		}
-	}
-	if !custom {
-		safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(filepath.Clean(cwd), "/\\")) + "--"
-		sessionDir = filepath.Join(agentDir, "sessions", safe)
-	} else if !filepath.IsAbs(sessionDir) {
-		sessionDir = filepath.Join(cwd, sessionDir)
-	}
-	entries, err := os.ReadDir(sessionDir)
-	if err != nil {
-		return ""
-	}
-	id, newest := "", start.Add(-time.Second) // file times may be coarser than the clock
-	for _, e := range entries {
-		name := e.Name()
-		_, rest, ok := strings.Cut(name, "_")
-		if !ok || !strings.HasSuffix(name, ".jsonl") || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || info.ModTime().Before(newest) {
-			continue
-		}
-		id, newest = strings.TrimSuffix(rest, ".jsonl"), info.ModTime()
-	}
-	if id == "" || !safeWord(id) {
+	s, ok := ops.LastSession(agentDir, cwd, args, start)
+	if !ok || !safeWord(s.ID) {
 		return ""
 	}
 	cmd := "piagent pi"
-	if custom {
-		cmd += " --session-dir " + shellQuote(sessionDir)
+	if s.Dir != "" {
+		cmd += " --session-dir " + shellQuote(s.Dir)
 	}
-	return cmd + " --session " + id
+	return cmd + " --session " + s.ID
 }
 
 // safeWord reports whether s can be printed as a shell word as it is.
@@ -199,7 +151,7 @@ func safeWord(s string) bool {
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,
 // and every repository server held back with the command that lets it run.
-func launchNotice(g *gate.Gate, held []launch.Held) []string {
+func launchNotice(g *gate.Gate, held []ops.Held) []string {
 	var out []string
 	for _, b := range g.Blocks {
 		out = append(out, fmt.Sprintf("piagent: every tool call is blocked: %s; %s", b.Reason, b.Fix))
@@ -218,9 +170,6 @@ func launchNotice(g *gate.Gate, held []launch.Held) []string {
 	}
 	return out
 }
-
-// findPi is PIAGENT_PI, or pi on PATH (ops.FindPi).
-func (a *app) findPi() (path, via string, err error) { return a.op().FindPi() }
 
 // withEnv is environ with the given variables set, every earlier assignment
 // of them removed.
@@ -299,9 +248,9 @@ func (a *app) launchConfigCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, _, _, err := launch.Generate(a.env.Home, dir, a.env.Getenv, a.op().Confine(dir))
+		path, err := a.op().LaunchConfig(dir)
 		if err != nil {
-			return refused(fmt.Errorf("cannot write the launch configuration: %w", err))
+			return err
 		}
 		fmt.Fprintln(a.env.Stdout, path)
 		return nil

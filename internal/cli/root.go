@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/helper"
 	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/ops/verbs"
 	"github.com/spf13/cobra"
@@ -76,7 +75,7 @@ func Main(name string, args []string, env Env) int {
 		}
 	}
 	root.Version = Version
-	root.SetVersionTemplate(fmt.Sprintf("%s %s (helper protocol %s/%d)\n", name, Version, helper.Protocol, helper.Version))
+	root.SetVersionTemplate(fmt.Sprintf("%s %s (helper protocol %s/%d)\n", name, Version, ops.HelperProtocol, ops.HelperVersion))
 	guardGroups(root)
 	root.SilenceErrors = true
 	root.SilenceUsage = true

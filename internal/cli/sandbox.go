@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/nethosts"
-	"github.com/piagent/piagent/internal/sandbox"
-	"github.com/piagent/piagent/internal/sandboxexec"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 func (a *app) sandboxCommand() *cobra.Command {
@@ -52,7 +49,7 @@ status and signals pass through: COMMAND replaces piagent.`,
 		if err != nil {
 			return err
 		}
-		return fromExec(sandboxexec.Run(a.execEnv(), sandboxexec.Options{Project: dir, Profile: *profile, Server: *server, Auto: *auto, KeepEnv: *keepEnv}, args))
+		return fromExec(ops.SandboxExec(a.execEnv(), ops.ExecOptions{Project: dir, Profile: *profile, Server: *server, Auto: *auto, KeepEnv: *keepEnv}, args))
 	})
 	status := &cobra.Command{
 		Use:   "status",
@@ -68,11 +65,9 @@ status and signals pass through: COMMAND replaces piagent.`,
 		}
 		st, p := a.op().SandboxStatus(dir, a.env.Environ)
 		if *asJSON {
-			enc := json.NewEncoder(a.env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(struct {
-				Status  sandbox.Status  `json:"status"`
-				Profile sandbox.Profile `json:"profile"`
+			return a.printJSONValue(struct {
+				Status  ops.SandboxState   `json:"status"`
+				Profile ops.SandboxProfile `json:"profile"`
 			}{st, p})
 		}
 		a.printSandbox(st, p)
@@ -94,21 +89,23 @@ func (a *app) sandboxFast(args []string) (int, bool) {
 	if a.name != "piagent" || len(args) < 3 || args[0] != "sandbox" || args[1] != "exec" {
 		return 0, false
 	}
-	o, argv, ok := sandboxexec.Parse(a.execEnv(), args[2:])
+	o, argv, ok := ops.ParseExec(a.execEnv(), args[2:])
 	if !ok {
 		return 0, false
 	}
-	return sandboxexec.Report(a.env.Stderr, a.name, sandboxexec.Run(a.execEnv(), o, argv)), true
+	code, words := ops.ExecWords(a.name, ops.SandboxExec(a.execEnv(), o, argv))
+	fmt.Fprint(a.env.Stderr, words)
+	return code, true
 }
 
 // execEnv is this command's environment as sandbox exec sees it.
-func (a *app) execEnv() sandboxexec.Env {
-	return sandboxexec.Env{Home: a.env.Home, Dir: a.env.Dir, Environ: a.env.Environ, Stderr: a.env.Stderr}
+func (a *app) execEnv() ops.ExecEnv {
+	return ops.ExecEnv{Home: a.env.Home, Dir: a.env.Dir, Environ: a.env.Environ, Stderr: a.env.Stderr}
 }
 
 // fromExec is a sandbox exec error as this command reports it.
 func fromExec(err error) error {
-	var se *sandboxexec.Error
+	var se *ops.ExecError
 	if errors.As(err, &se) {
 		return &cliError{code: se.Code, err: se.Err, hints: se.Hints, quiet: se.Quiet}
 	}
@@ -117,18 +114,18 @@ func fromExec(err error) error {
 
 // projectNotHome refuses a project that is the home folder or holds it.
 func (a *app) projectNotHome(project string) error {
-	return fromExec(sandboxexec.ProjectNotHome(a.env.Home, project))
+	return fromExec(ops.ProjectNotHome(a.env.Home, project))
 }
 
 // tempDir is the temporary folder the sandbox keeps its private folders in.
 func tempDir(env Env) string {
-	return sandboxexec.TempDir(sandboxexec.Env{Environ: env.Environ})
+	return ops.TempDir(env.Environ)
 }
 
 // executables are the running binary and piagent's other binaries beside it.
-func executables() []string { return sandboxexec.Executables() }
+func executables() []string { return ops.Executables() }
 
-func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
+func (a *app) printSandbox(st ops.SandboxState, p ops.SandboxProfile) {
 	w := a.env.Stdout
 	if st.Mechanism == "" {
 		fmt.Fprintf(w, "sandbox: none on this machine: %s\n", st.Missing)
@@ -166,18 +163,18 @@ func (a *app) printSandbox(st sandbox.Status, p sandbox.Profile) {
 	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
 	holds("signals and abstract sockets scoped to the sandbox", st.Scoped, "Landlock ABI 6 or later is needed")
 	holds("every process a command starts ends with it", st.NoSurvivors, "survivors possible: a detached process can outlive the call")
-	hosts := "the package registries (" + strings.Join(nethosts.Registries, ", ") + ")"
+	hosts := "the package registries (" + strings.Join(ops.RegistryHosts(), ", ") + ")"
 	if len(p.AllowHosts) > 0 {
 		hosts += " and " + strings.Join(p.AllowHosts, ", ")
 	}
 	switch {
 	case p.Registries && st.Namespaces != "":
 		fmt.Fprintln(w, "  network: registries: a network namespace with its own loopback; HTTP(S)_PROXY names piagent's proxy, outside, which reaches "+hosts+"; everything else gets 403, logged for doctor; a raw TCP connection past it is refused at once (ECONNREFUSED) and logged, UDP and name lookups fail at once (not logged); at most 256 connections open at once; your own HTTPS_PROXY/HTTP_PROXY, if set, is its way out (NO_PROXY respected); this machine's services on 127.0.0.1 and ::1, and its abstract sockets, out of reach unless granted by port; vsock refused")
-	case p.Registries && st.ABI >= sandbox.MinNetABI:
+	case p.Registries && st.ABI >= ops.MinNetABI:
 		fmt.Fprintln(w, "  network: registries, without a namespace: Landlock lets TCP connect only to the proxy's port (random per command), which reaches "+hosts+" (any other port: EACCES, not logged); seccomp refuses UDP, SCTP and every family but IPv4, IPv6 and netlink")
 		fmt.Fprintln(w, "  not covered without a namespace: Landlock filters connect by port, never by address: a service of this machine's, or a host, listening on the proxy's port (or a granted one) is reachable; the command cannot connect to its own listeners on loopback; abstract sockets are scoped only with Landlock ABI 6")
 	case p.Registries:
-		fmt.Fprintf(w, "  network: registries cannot be applied here (no namespace, Landlock ABI %d: TCP rules need ABI %d): with it named in your policy every command is refused; by default commands get the host's network, this machine's services included\n", st.ABI, sandbox.MinNetABI)
+		fmt.Fprintf(w, "  network: registries cannot be applied here (no namespace, Landlock ABI %d: TCP rules need ABI %d): with it named in your policy every command is refused; by default commands get the host's network, this machine's services included\n", st.ABI, ops.MinNetABI)
 	case !p.NetworkOff:
 		fmt.Fprintln(w, "  network: on: commands reach the network and this machine's own services on 127.0.0.1 and ::1 (a dev server, a database, a debugger port); \"network\": \"registries\" (the default) or \"off\" in ~/.pi/piagent-policy.json takes it away")
 	case st.Namespaces != "":

@@ -212,16 +212,19 @@ func (in *Input) pinned(e mcpconfig.Entry) []PinnedFile {
 		loadTreeCache(in.View.Home)
 		defer saveTreeCache(in.View.Home, settledReads.Load())
 	}
-	out := make([]PinnedFile, 0, len(found))
-	for _, p := range found {
+	out := make([]PinnedFile, len(found))
+	for i, p := range found {
 		rel, _ := filepath.Rel(project, p)
-		pf := PinnedFile{Path: filepath.ToSlash(rel)}
-		if onDisk(in.FS) {
-			pf.Digest = fileDigest(p)
-		} else if data, err := in.FS.ReadFile(p); err == nil {
-			pf.Digest = digest.Bytes(data)
+		out[i].Path = filepath.ToSlash(rel)
+	}
+	if onDisk(in.FS) {
+		fileDigests(found, out)
+	} else {
+		for i, p := range found {
+			if data, err := in.FS.ReadFile(p); err == nil {
+				out[i].Digest = digest.Bytes(data)
+			}
 		}
-		out = append(out, pf)
 	}
 	// Sorted by the path as shown, which pinnedAt's search relies on.
 	slices.SortFunc(out, func(a, b PinnedFile) int { return byPath(a, b.Path) })

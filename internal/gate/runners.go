@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/piagent/piagent/internal/digest"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -328,7 +330,62 @@ const linkDigest = "symlink:"
 // (safefile.Stamp: size, inode, modification and change times). A hit
 // costs one stat; any change to the file changes its change time, and a
 // stamp too recent to tell two writes apart is not trusted (Settled).
-var hashCache sync.Map // path → cachedHash
+var hashCache digestCache
+
+// digestCache is a map of path → cachedHash that many goroutines may use
+// (the digests of a large pin are taken in parallel).
+type digestCache struct {
+	mu sync.RWMutex
+	m  map[string]cachedHash
+}
+
+func (c *digestCache) load(p string) (cachedHash, bool) {
+	c.mu.RLock()
+	h, ok := c.m[p]
+	c.mu.RUnlock()
+	return h, ok
+}
+
+func (c *digestCache) store(p string, h cachedHash) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]cachedHash{}
+	}
+	c.m[p] = h
+	c.mu.Unlock()
+}
+
+// add keeps every entry of more whose path it does not know yet.
+func (c *digestCache) add(more map[string]cachedHash) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) == 0 {
+		c.m = more
+		return
+	}
+	for p, h := range more {
+		if _, ok := c.m[p]; !ok {
+			c.m[p] = h
+		}
+	}
+}
+
+func (c *digestCache) clear() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+// each calls fn for every entry until fn returns false; fn must not use c.
+func (c *digestCache) each(fn func(p string, h cachedHash) bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for p, h := range c.m {
+		if !fn(p, h) {
+			return
+		}
+	}
+}
 
 type cachedHash struct {
 	key    safefile.Stamp
@@ -339,6 +396,41 @@ type cachedHash struct {
 // and for a file piagent cannot read, the server cannot be approved
 // (Server.TooLarge).
 var maxPinnedFile int64 = 256 << 20 // a variable for the tests
+
+// fileDigests sets out[i].Digest to fileDigest(paths[i]). A whole-tree
+// pin holds thousands of files, each a stat at least (a read when the
+// cache has no settled digest): past a few hundred they are taken by one
+// goroutine per processor, in runs of digestRun.
+func fileDigests(paths []string, out []PinnedFile) {
+	workers := min(runtime.GOMAXPROCS(0), (len(paths)+digestRun-1)/digestRun, 8)
+	if workers <= 1 {
+		for i, p := range paths {
+			out[i].Digest = fileDigest(p)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				end := int(next.Add(digestRun))
+				start := end - digestRun
+				if start >= len(paths) {
+					return
+				}
+				for i := start; i < min(end, len(paths)); i++ {
+					out[i].Digest = fileDigest(paths[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// digestRun is the number of files one goroutine of fileDigests takes at
+// a time.
+const digestRun = 256
 
 // fileDigest is the digest of p's content, from the cache when stat says
 // nothing changed; "" when p cannot be read.
@@ -355,8 +447,8 @@ func fileDigest(p string) string {
 		return ""
 	}
 	key := safefile.FromInfo(fi)
-	if v, ok := hashCache.Load(p); ok && key.Settled() {
-		if c := v.(cachedHash); c.key == key {
+	if c, ok := hashCache.load(p); ok && key.Settled() {
+		if c.key == key {
 			return c.digest
 		}
 	}
@@ -378,7 +470,7 @@ func fileDigest(p string) string {
 	// the stamp of another content written in the same tick: kept only
 	// when settled already.
 	if key.Settled() {
-		hashCache.Store(p, cachedHash{key: key, digest: d})
+		hashCache.store(p, cachedHash{key: key, digest: d})
 		settledReads.Add(1)
 	}
 	return d

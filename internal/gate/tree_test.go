@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func BenchmarkTreePin10000(b *testing.B) {
 // forgetTreeDigests is a new process: no digest in memory, the disk cache
 // not read yet.
 func forgetTreeDigests() {
-	hashCache.Clear()
+	hashCache.clear()
 	treeDisk.Lock()
 	treeDisk.loaded = nil
 	treeDisk.Unlock()
@@ -207,13 +208,13 @@ func TestRacyDigestNotKept(t *testing.T) {
 	if got := fileDigest(p); got != digest.Bytes([]byte("// version A\n")) {
 		t.Fatalf("digest %s", got)
 	}
-	if _, kept := hashCache.Load(p); kept {
+	if _, kept := hashCache.load(p); kept {
 		t.Errorf("a digest taken while the stamp was racy is kept")
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old) // the change time stays racy: still not kept
 	fileDigest(p)
-	if _, kept := hashCache.Load(p); kept {
+	if _, kept := hashCache.load(p); kept {
 		t.Errorf("a digest taken while the change time was racy is kept")
 	}
 }
@@ -323,4 +324,75 @@ func BenchmarkGetAfterWriteInTree(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The cache file's reader takes exactly the lines saveTreeCache writes, and
+// refuses the whole file for any line it does not: a number past 64 bits, a
+// sign, a missing field, a relative path, a mode that is not a regular
+// file's, another header.
+func TestParseTreeCache(t *testing.T) {
+	const d = "sha256:" + "ab"
+	good := treeCacheHeader + "\n" +
+		d + " 2049 18446744073709551615 12 1700000000000000000 1700000000000000001 420 /p/a b.js\n" +
+		d + " 1 2 3 4 5 420 /p/c.js\n"
+	m := parseTreeCache([]byte(good))
+	if len(m) != 2 {
+		t.Fatalf("read %d entries of 2: %v", len(m), m)
+	}
+	want := safefile.Stamp{Exists: true, Dev: 2049, Ino: math.MaxUint64, Size: 12, Mtime: 1700000000000000000, Ctime: 1700000000000000001, Mode: 0o644}
+	if got := m["/p/a b.js"]; got.key != want || got.digest != d {
+		t.Errorf("entry %+v, want %+v %s", got, want, d)
+	}
+	for name, bad := range map[string]string{
+		"past 64 bits":  d + " 1 18446744073709551616 3 4 5 420 /p/x.js\n",
+		"a sign":        d + " 1 +2 3 4 5 420 /p/x.js\n",
+		"a letter":      d + " 1 2x 3 4 5 420 /p/x.js\n",
+		"empty number":  d + " 1  3 4 5 420 /p/x.js\n",
+		"a field short": d + " 1 2 3 4 5 420\n",
+		"relative path": d + " 1 2 3 4 5 420 p/x.js\n",
+		"a folder":      d + " 1 2 3 4 5 2147484141 /p/x\n",
+		"no digest":     "md5:00 1 2 3 4 5 420 /p/x.js\n",
+		"no newline":    d + " 1 2 3 4 5 420 /p/x.js",
+	} {
+		if m := parseTreeCache([]byte(good + bad)); m != nil {
+			t.Errorf("%s: read %d entries, want none", name, len(m))
+		}
+	}
+	if m := parseTreeCache([]byte("piagent tree digests 0\n" + good[len(treeCacheHeader)+1:])); m != nil {
+		t.Errorf("another version's header: read %d entries", len(m))
+	}
+}
+
+// A large pin's digests are taken in parallel: each file gets its own
+// digest, in its own place, whatever the order the goroutines take them in
+// (a file, a link, a missing path, one too recent to cache).
+func TestFileDigestsInParallel(t *testing.T) {
+	dir := t.TempDir()
+	var ps []string
+	for i := range 3*digestRun + 7 {
+		p := filepath.Join(dir, fmt.Sprintf("f%04d.js", i))
+		switch i % 5 {
+		case 0:
+			os.Symlink(fmt.Sprintf("target-%d", i), p)
+		case 1: // missing
+		default:
+			os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i), 0o644)
+		}
+		ps = append(ps, p)
+	}
+	out := make([]PinnedFile, len(ps))
+	fileDigests(ps, out)
+	for i, p := range ps {
+		want := ""
+		switch i % 5 {
+		case 0:
+			want = linkDigest + digest.Bytes(fmt.Appendf(nil, "target-%d", i))
+		case 1:
+		default:
+			want = digest.Bytes(fmt.Appendf(nil, "// %d\n", i))
+		}
+		if out[i].Digest != want || fileDigest(p) != want {
+			t.Fatalf("%s: digest %q, want %q", p, out[i].Digest, want)
+		}
+	}
 }

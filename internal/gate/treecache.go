@@ -1,14 +1,13 @@
 package gate
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,30 +70,39 @@ func loadTreeCache(home string) {
 	if err != nil {
 		return
 	}
-	for path, c := range parseTreeCache(data) {
-		hashCache.LoadOrStore(path, c)
+	if m := parseTreeCache(data); m != nil {
+		hashCache.add(m)
 	}
 }
 
 // parseTreeCache reads the cache format: the header, then one line per
 // file, "digest dev ino size mtime ctime mode path". Anything else yields
-// no entries at all.
+// no entries at all. The digests and paths are slices of one string made
+// of data, so ten thousand lines cost two allocations and the map.
 func parseTreeCache(data []byte) map[string]cachedHash {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	if !sc.Scan() || sc.Text() != treeCacheHeader {
+	text := string(data)
+	line, rest, _ := strings.Cut(text, "\n")
+	if line != treeCacheHeader || rest == "" || rest[len(rest)-1] != '\n' {
 		return nil
 	}
-	out := map[string]cachedHash{}
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 8)
-		if len(f) != 8 || !strings.HasPrefix(f[0], "sha256:") || !filepath.IsAbs(f[7]) {
+	out := make(map[string]cachedHash, strings.Count(rest, "\n"))
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\n")
+		var f [8]string
+		for i := range 7 {
+			var ok bool
+			if f[i], line, ok = strings.Cut(line, " "); !ok {
+				return nil
+			}
+		}
+		f[7] = line
+		if !strings.HasPrefix(f[0], "sha256:") || !filepath.IsAbs(f[7]) {
 			return nil
 		}
 		var n [6]uint64
 		for i := range n {
-			v, err := strconv.ParseUint(f[i+1], 10, 64)
-			if err != nil {
+			v, ok := atou(f[i+1])
+			if !ok {
 				return nil
 			}
 			n[i] = v
@@ -105,10 +113,24 @@ func parseTreeCache(data []byte) map[string]cachedHash {
 		}
 		out[f[7]] = cachedHash{key: key, digest: f[0]}
 	}
-	if sc.Err() != nil {
-		return nil
-	}
 	return out
+}
+
+// atou reads a decimal number that fits in 64 bits (digits only, as the
+// cache writes them).
+func atou(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		c := uint64(s[i] - '0')
+		if c > 9 || v > (math.MaxUint64-c)/10 {
+			return 0, false
+		}
+		v = v*10 + c
+	}
+	return v, true
 }
 
 // saveTreeCache writes every settled digest this process knows to home's
@@ -121,8 +143,7 @@ func saveTreeCache(home string, readsBefore int64) {
 	var b bytes.Buffer
 	b.WriteString(treeCacheHeader + "\n")
 	n := 0
-	hashCache.Range(func(k, v any) bool {
-		path, c := k.(string), v.(cachedHash)
+	hashCache.each(func(path string, c cachedHash) bool {
 		if !c.key.Settled() || strings.ContainsRune(path, '\n') {
 			return true
 		}

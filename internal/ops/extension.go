@@ -8,7 +8,16 @@ import (
 
 	piext "github.com/piagent/piagent/extensions/pi"
 	"github.com/piagent/piagent/internal/atomicfile"
+	"github.com/piagent/piagent/internal/registry"
 )
+
+// Version is piagent's version, carried in the helper handshake and the
+// extension's path. The embedded extension carries the same version
+// (TestExtensionVersion).
+const Version = "0.1.0"
+
+// ExtensionDir is where the extension of this binary's version lives.
+func ExtensionDir(home string) string { return registry.ExtensionDir(home, Version) }
 
 // Extension is the Pi extension this binary carries.
 func Extension() fs.FS { return piext.Files() }

@@ -10,12 +10,6 @@ import (
 	"github.com/piagent/piagent/internal/preset"
 )
 
-// LookPath finds name on the person's PATH (not the process's own),
-// through its absolute entries alone (paths.LookPathAbs).
-func (o *Ops) LookPath(name string) string {
-	return paths.LookPathAbs(name, o.getenv("PATH"), os.Stat)
-}
-
 // browserFound reports whether a Chrome or Chromium is installed where the
 // browser servers look: on PATH, in the usual application folders, or in
 // Playwright's own download cache.

@@ -59,8 +59,9 @@ func bins(b testing.TB) string {
 			}
 		}
 		for name, src := range map[string]string{
-			"floor": floorSource,
-			"hello": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
+			"floor":     floorSource,
+			"lstatwalk": lstatWalkSource,
+			"hello":     "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
 			// echo answers each request line with a fixed decision, with
 			// the helper's framing: the floor of a pipe round trip.
 			"echo": "package main\n\nimport (\"bufio\"; \"os\")\n\nfunc main() {\n\tr := bufio.NewReaderSize(os.Stdin, 1<<16)\n\tos.Stdout.WriteString(\"{\\\"protocol\\\":\\\"piagent-guard\\\"}\\n\")\n\tfor {\n\t\tif _, err := r.ReadBytes('\\n'); err != nil {\n\t\t\treturn\n\t\t}\n\t\tos.Stdout.WriteString(\"{\\\"id\\\":1,\\\"result\\\":{\\\"action\\\":\\\"allow\\\",\\\"code\\\":\\\"ok\\\"}}\\n\")\n\t}\n}\n",
@@ -201,6 +202,79 @@ func BenchmarkListJSON(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListTreePin is issue 46's repeat `list --json` in a project
+// whose one server runs from a 10,000-file package, so its approval pins
+// every file: each round runs the floor (a walk of the package with an
+// lstat of every entry, which any check that the files did not change must
+// make) and then list, interleaved so that both meet the same load, and
+// reports both medians and their ratio. The tree and its approval are
+// written first, and a racy window passes, as the next session finds them.
+func BenchmarkListTreePin(b *testing.B) {
+	dir := bins(b)
+	mcp := filepath.Join(dir, "piagent-mcp")
+	if p := os.Getenv("PIAGENT_MCP"); p != "" {
+		mcp = p
+	}
+	home, proj := fixture(b, 1)
+	treeServer(b, dir, home, proj, 10000, filepath.Join(proj, "srv", "d050", "f05000.js"))
+	time.Sleep(3 * time.Second) // past the racy window of a stamp
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	run := func(argv ...string) time.Duration {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		var stderr strings.Builder
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = proj, env(home), null, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v: %v\n%s", argv, err, stderr.String())
+		}
+		return time.Since(start)
+	}
+	// the first list writes the digests the next ones read
+	run(mcp, "list", "--json")
+	var floor, list []time.Duration
+	for b.Loop() {
+		floor = append(floor, run(filepath.Join(dir, "lstatwalk"), filepath.Join(proj, "srv")))
+		list = append(list, run(mcp, "list", "--json"))
+	}
+	slices.Sort(floor)
+	slices.Sort(list)
+	f, l := floor[len(floor)/2], list[len(list)/2]
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(f.Microseconds())/1000, "floor-ms")
+	b.ReportMetric(float64(l.Microseconds())/1000, "list-ms")
+	b.ReportMetric(float64(l)/float64(f), "list/floor")
+}
+
+// lstatWalkSource is the floor of a repeat tree pin: a walk of the folder
+// it is given, with an lstat of every entry, in one Go process.
+const lstatWalkSource = `package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	n := 0
+	filepath.WalkDir(os.Args[1], func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			if _, err := os.Lstat(p); err == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	if n == 0 {
+		os.Exit(1)
+	}
+}
+`
 
 // floorSource is the encoding/json floor of `list --json`: it reads the
 // fixture's six JSON files (their comment lines dropped, as the fixture
