@@ -16,7 +16,6 @@ import (
 // for --list what it needs.
 type presetServerJSON = ops.PresetServer
 
-
 // Words for what an apply did with each server.
 var presetActionText = map[string]string{
 	"added":     "added",
@@ -87,8 +86,8 @@ func (a *app) presetCommand() *cobra.Command {
 			"a server the file lacks is added, one already there is kept unless --replace\n" +
 			"restores its pinned baseline, and no other server is touched. Without a name,\n" +
 			"lists every preset, its servers and what each still needs.",
-		Example: "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
-		Args:    cobra.MaximumNArgs(1),
+		Example:           "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
+		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completePresets,
 	}
 	scope := scopeFlag(c, "")

@@ -228,7 +228,6 @@ func lineDiff(a, b []string) []string {
 	return out
 }
 
-
 func (o *Ops) store() *approval.Store {
 	store := approval.Open(o.ApprovalStore())
 	store.Waiting = o.waiting("the approval store")
