@@ -11,28 +11,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
 )
 
 // serverJSON is one row of `list --json`. The field set is a contract
 // (pinned by TestListJSONFields): fields may be added, never renamed.
 type serverJSON struct {
-	Name                 string           `json:"name"`
-	Scope                string           `json:"scope"`
-	Layer                string           `json:"layer"`
-	State                string           `json:"state"`
-	Reason               string           `json:"reason"`
-	Fix                  string           `json:"fix,omitempty"`
-	Transport            string           `json:"transport"`
-	Target               string           `json:"target"`
-	Source               mcpconfig.Source `json:"source"`
-	RepositoryControlled bool             `json:"repositoryControlled"`
-	RepositoryReason     string           `json:"repositoryReason,omitempty"`
-	AdapterLoads         bool             `json:"adapterLoads"`
-	Digest               string           `json:"digest,omitempty"`
-	MissingEnv           []string         `json:"missingEnv,omitempty"`
-	MissingCommand       string           `json:"missingCommand,omitempty"`
+	Name                 string     `json:"name"`
+	Scope                string     `json:"scope"`
+	Layer                string     `json:"layer"`
+	State                string     `json:"state"`
+	Reason               string     `json:"reason"`
+	Fix                  string     `json:"fix,omitempty"`
+	Transport            string     `json:"transport"`
+	Target               string     `json:"target"`
+	Source               ops.Source `json:"source"`
+	RepositoryControlled bool       `json:"repositoryControlled"`
+	RepositoryReason     string     `json:"repositoryReason,omitempty"`
+	AdapterLoads         bool       `json:"adapterLoads"`
+	Digest               string     `json:"digest,omitempty"`
+	MissingEnv           []string   `json:"missingEnv,omitempty"`
+	MissingCommand       string     `json:"missingCommand,omitempty"`
 	// Hints name what a ready server still needs that piagent can look
 	// for but that does not change its state (a browser, say).
 	Hints []string `json:"hints,omitempty"`
@@ -61,7 +60,7 @@ func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
 	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: []blockJSON{},
 		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}}
 	if out.Skipped == nil {
-		out.Skipped = []mcpconfig.Skipped{}
+		out.Skipped = []ops.Skipped{}
 	}
 	for _, b := range g.Blocks {
 		out.Blocks = append(out.Blocks, blockJSON{Code: b.Code, Reason: b.Reason, Files: b.Files, Fix: a.fix(b.Fix)})
@@ -137,11 +136,11 @@ type blockJSON struct {
 
 // listTail is listJSON after its servers.
 type listTail struct {
-	Skipped    []mcpconfig.Skipped `json:"skipped"`
-	Blocks     []blockJSON         `json:"blocks"`
-	FullBlock  bool                `json:"fullBlock"`
-	Exclusive  bool                `json:"exclusive"`
-	StoreError string              `json:"storeError,omitempty"`
+	Skipped    []ops.Skipped `json:"skipped"`
+	Blocks     []blockJSON   `json:"blocks"`
+	FullBlock  bool          `json:"fullBlock"`
+	Exclusive  bool          `json:"exclusive"`
+	StoreError string        `json:"storeError,omitempty"`
 }
 
 func (a *app) listCommand() *cobra.Command {
