@@ -20,6 +20,17 @@ func (a *app) projectDir(c *cobra.Command) (string, error) {
 	return a.op().ProjectDir(p)
 }
 
+// refuseGiven refuses the first of flags given on the command line, with
+// format's usage error (it takes the flag's name).
+func refuseGiven(c *cobra.Command, format string, flags ...string) error {
+	for _, f := range flags {
+		if c.Flags().Changed(f) {
+			return usagef(format, f)
+		}
+	}
+	return nil
+}
+
 // gate computes the gate for the command's project.
 func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 	dir, err := a.projectDir(c)

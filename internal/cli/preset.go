@@ -50,10 +50,8 @@ func (a *app) presetFlags(c *cobra.Command) {
 			}
 			return a.applyPreset(presetOptions{Name: *name, Scope: *scope, Project: project, Replace: *replace, DryRun: *dryRun, JSON: *asJSON})
 		}
-		for _, f := range []string{"scope", "replace", "dry-run", "json"} {
-			if c.Flags().Changed(f) {
-				return usagef("--%s goes with --preset NAME", f)
-			}
+		if err := refuseGiven(c, "--%s goes with --preset NAME", "scope", "replace", "dry-run", "json"); err != nil {
+			return err
 		}
 		return c.Help()
 	})
@@ -96,10 +94,8 @@ func (a *app) presetCommand() *cobra.Command {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
-			for _, f := range []string{"scope", "replace", "dry-run"} {
-				if c.Flags().Changed(f) {
-					return usagef("--%s goes with a preset name", f)
-				}
+			if err := refuseGiven(c, "--%s goes with a preset name", "scope", "replace", "dry-run"); err != nil {
+				return err
 			}
 			return a.listPresets(*asJSON)
 		}

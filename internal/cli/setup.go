@@ -52,10 +52,8 @@ func (a *app) setupCommand() *cobra.Command {
 			return a.setupAppArmor(*apparmorInstall)
 		}
 		if *check {
-			for _, f := range []string{"mcp-preset", "no-mcp", "dry-run"} {
-				if c.Flags().Changed(f) {
-					return usagef("--check does not go with --%s", f)
-				}
+			if err := refuseGiven(c, "--check does not go with --%s", "mcp-preset", "no-mcp", "dry-run"); err != nil {
+				return err
 			}
 			return a.setupCheck(*asJSON)
 		}
