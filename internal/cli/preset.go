@@ -57,13 +57,17 @@ func (a *app) presetFlags(c *cobra.Command) {
 	})
 }
 
-// completePresets offers the presets' names, for the first argument (or
-// --preset, of a command that takes none).
-func completePresets(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// completePresets offers the presets' names (--preset, --mcp-preset).
+func completePresets(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completePresetArg offers them for preset's one argument.
+func completePresetArg(c *cobra.Command, args []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
+	return completePresets(c, args, s)
 }
 
 // presetServerText is what an apply did with one server, in words.
@@ -86,7 +90,7 @@ func (a *app) presetCommand() *cobra.Command {
 			"lists every preset, its servers and what each still needs.",
 		Example:           "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: completePresets,
+		ValidArgsFunction: completePresetArg,
 	}
 	scope := scopeFlag(c, "")
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
