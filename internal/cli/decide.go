@@ -62,87 +62,113 @@ func (a *app) approveCommand() *cobra.Command {
 		Short: "Show what a repository server will run, then record your consent for this project",
 		Args:  exactArgs(1, "NAME"),
 	}
-	yes := c.Flags().BoolP("yes", "y", false, "record consent without asking")
-	want := c.Flags().String("digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
-	dryRun := c.Flags().Bool("dry-run", false, "show what consent would cover and record nothing")
-	tools := c.Flags().Bool("tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
-	asJSON := c.Flags().Bool("json", false, "print JSON: what was approved (with --yes; nothing is asked), or with --dry-run the preview and its approval digest")
+	var o approveFlags
+	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "record consent without asking")
+	c.Flags().StringVar(&o.digest, "digest", "", "record consent only if what would be approved still has this approval digest (the preview prints it)")
+	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what consent would cover and record nothing")
+	c.Flags().BoolVar(&o.tools, "tools", false, "accept what the server offers the model now (its tools, resources, prompts and instructions) after showing how it changed")
+	c.Flags().BoolVar(&o.json, "json", false, "print JSON: what was approved (with --yes; nothing is asked), or with --dry-run the preview and its approval digest")
 	c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.Repository })
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		g, err := a.gate(c)
 		if err != nil {
 			return err
 		}
-		if *tools {
-			if *asJSON && !*yes && !*dryRun {
+		if o.tools {
+			if o.json && !o.yes && !o.dryRun {
 				return usagef("--json accepts tools only with --yes: add --dry-run to see them first")
 			}
-			return a.approveTools(g, args[0], *yes, *dryRun, *asJSON)
+			return a.approveTools(g, args[0], o.yes, o.dryRun, o.json)
 		}
-		s, err := a.op().Approvable(g, args[0])
-		if err != nil {
-			return err
-		}
-		if err := a.renderable(g, s, a.getData(g, s)); err != nil {
-			return err
-		}
-		if *dryRun {
-			return a.approvePreview(g, s, *asJSON)
-		}
-		if *asJSON && !*yes {
-			return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
-		}
-		preview := a
-		if *asJSON {
-			// The preview is the person's; the answer is the JSON.
-			quiet := *a
-			quiet.env.Stdout = io.Discard
-			preview = &quiet
-		}
-		preview.printApproval(g, s)
-		preview.printChange(g, s)
-		// What the person saw is not what is there now: consent to the
-		// preview is not consent to this.
-		if err := ops.SamePreview(s, *want); err != nil {
-			return err
-		}
-		if !a.env.Interactive && !*yes {
-			// Consent is a person's act: without a terminal to ask on, the
-			// person says so with --yes (the Pi slash command does, after its
-			// own confirmation).
-			return refused(fmt.Errorf("not approved: no terminal to ask for confirmation on"),
-				"read the definition above, then run '"+a.mcpCmd()+" approve "+s.Name+" --yes'")
-		}
-		if !*yes {
-			ok, err := a.confirm(fmt.Sprintf("Approve %s for %s? [y/N] ", s.Name, g.Project))
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return cancelled(fmt.Errorf("not approved: %s stays %s", s.Name, s.State))
-			}
-		}
-		dec, err := a.op().Approve(g, s)
-		if err != nil {
-			return err
-		}
-		return a.printDecision("approve", dec, *asJSON)
+		return a.approve(g, args[0], o)
 	})
 	return c
 }
 
+// approveFlags are approve's flags.
+type approveFlags struct {
+	yes, dryRun, tools, json bool
+	digest                   string
+}
+
+// approve shows what consent to a server covers, then records it: with
+// --yes, or when the person answers yes.
+func (a *app) approve(g *gate.Gate, name string, o approveFlags) error {
+	s, err := a.op().Approvable(g, name)
+	if err != nil {
+		return err
+	}
+	d := a.getData(g, s)
+	if err := a.op().Renderable(g, s, d.View); err != nil {
+		return err
+	}
+	if o.dryRun {
+		return a.approvePreview(g, s, d, o.json)
+	}
+	if o.json && !o.yes {
+		return usagef("--json records consent only with --yes: read 'piagent-mcp get %s --json' first", s.Name)
+	}
+	preview := a
+	if o.json {
+		// The preview is the person's; the answer is the JSON.
+		quiet := *a
+		quiet.env.Stdout = io.Discard
+		preview = &quiet
+	}
+	preview.printApproval(g, s, d)
+	preview.printChange(g, s)
+	// What the person saw is not what is there now: consent to the
+	// preview is not consent to this.
+	if err := ops.SamePreview(s, o.digest); err != nil {
+		return err
+	}
+	if err := a.askConsent(o.yes, "approved", "the definition", "approve "+s.Name+" --yes",
+		fmt.Sprintf("Approve %s for %s? [y/N] ", s.Name, g.Project), fmt.Errorf("not approved: %s stays %s", s.Name, s.State)); err != nil {
+		return err
+	}
+	dec, err := a.op().Approve(g, s)
+	if err != nil {
+		return err
+	}
+	return a.printDecision("approve", dec, o.json)
+}
+
+// askConsent asks the person to confirm, unless yes says they did.
+// Consent is a person's act: without a terminal to ask on, the person
+// says so with --yes (the Pi slash command does, after its own
+// confirmation). what is the decision not taken, read what the person
+// reads first, retry the subcommand that says yes, and declined the
+// error of a no.
+func (a *app) askConsent(yes bool, what, read, retry, prompt string, declined error) error {
+	if yes {
+		return nil
+	}
+	if !a.env.Interactive {
+		return refused(fmt.Errorf("not %s: no terminal to ask for confirmation on", what),
+			"read "+read+" above, then run '"+a.mcpCmd()+" "+retry+"'")
+	}
+	ok, err := a.confirm(prompt)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cancelled(declined)
+	}
+	return nil
+}
+
 // approvePreview shows what consent to s would cover and records nothing:
 // the preview, or with asJSON the preview inside previewJSON.
-func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
+func (a *app) approvePreview(g *gate.Gate, s *gate.Server, d getJSON, asJSON bool) error {
 	if !asJSON {
-		a.printApproval(g, s)
+		a.printApproval(g, s, d)
 		a.printChange(g, s)
 		return nil
 	}
 	var text strings.Builder
 	quiet := *a
 	quiet.env.Stdout = &text
-	quiet.printApproval(g, s)
+	quiet.printApproval(g, s, d)
 	quiet.printChange(g, s)
 	return a.writeJSON(previewJSON{Action: "approve", Server: s.Name, Project: g.Project, State: s.State,
 		ApprovalDigest: s.ApprovalDigest(), DryRun: true, Preview: text.String()})
@@ -150,11 +176,10 @@ func (a *app) approvePreview(g *gate.Gate, s *gate.Server, asJSON bool) error {
 
 // printApproval shows what consent covers: the merged definition, the part
 // the repository owns, and the files pinned with it.
-func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
+func (a *app) printApproval(g *gate.Gate, s *gate.Server, d getJSON) {
 	w := a.env.Stdout
-	d := a.getData(g, s)
 	fmt.Fprintf(w, "%s (%s), %s\n", s.Name, s.State, s.Config.RepositoryReason)
-	if merged, owned := indentJSON(d.Definition), indentJSON(d.Owned); merged == owned {
+	if merged, owned := ops.IndentJSON(d.Definition), ops.IndentJSON(d.Owned); merged == owned {
 		// Everything comes from the repository: one listing, not two.
 		fmt.Fprintf(w, "definition (merged: what will run; all of it from the repository, pinned by %s):\n%s\n", s.Digest, merged)
 	} else {
@@ -162,17 +187,8 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		fmt.Fprintf(w, "owned by the repository (pinned by %s):\n%s\n", s.Digest, owned)
 	}
 	if len(s.Pinned) > 0 {
-		for _, p := range s.Pinned {
-			if p.Tree == "" {
-				continue
-			}
-			n := 0
-			for _, q := range s.Pinned {
-				if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
-					n++
-				}
-			}
-			fmt.Fprintf(w, "pinned: every file under %s (%d files, node_modules included), since code the definition runs there may load any of them; any change there asks again\n", p.Tree, n)
+		for _, t := range ops.PinnedTrees(s.Pinned) {
+			fmt.Fprintf(w, "pinned: every file under %s (%d files, node_modules included), since code the definition runs there may load any of them; any change there asks again\n", t.Tree, t.Files)
 		}
 		fmt.Fprintf(w, "pinned files: (any change asks again)\n")
 		for i, p := range s.Pinned {
@@ -188,10 +204,10 @@ func (a *app) printApproval(g *gate.Gate, s *gate.Server) {
 		}
 	}
 	a.printFlags(g, d.Flags)
-	previewTools(w, a.op().Tools(g, s), s.Name)
+	previewTools(w, d.Tools, s.Name)
 	fmt.Fprintf(w, "sandbox: %s\n", d.Sandbox)
-	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
-		fmt.Fprintf(w, "grants: read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
+	if gr := grantsText(d.View); gr != "" {
+		fmt.Fprintf(w, "grants: %s\n", gr)
 	}
 	fmt.Fprintf(w, "approval digest: %s\n", d.ApprovalDigest)
 }
@@ -210,7 +226,7 @@ func (a *app) printChange(g *gate.Gate, s *gate.Server) {
 		return
 	}
 	fmt.Fprintf(w, "changed since you approved it (%s), in the repository's part (- approved, + now):\n", orDash(c.DecidedAt))
-	for _, l := range lineDiff(strings.Split(indentJSON(c.Was), "\n"), strings.Split(indentJSON(s.Owned()), "\n")) {
+	for _, l := range c.Diff {
 		fmt.Fprintln(w, l)
 	}
 }
@@ -224,42 +240,6 @@ func (a *app) printDecision(action string, dec ops.Decision, asJSON bool) error 
 	fmt.Fprintf(a.env.Stdout, "%s %s for %s\n", dec.Decision, dec.Server, dec.Project)
 	fmt.Fprintf(a.env.Stdout, "recorded in %s\n", dec.Store)
 	return nil
-}
-
-// lineDiff is a line diff of a and b by their longest common subsequence:
-// "- " for a line only in a, "+ " only in b, "  " for both. Definitions are
-// short, so the quadratic table is fine.
-func lineDiff(a, b []string) []string {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out = append(out, "  "+a[i])
-			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, "- "+a[i])
-			i++
-		default:
-			out = append(out, "+ "+b[j])
-			j++
-		}
-	}
-	return out
 }
 
 func (a *app) confirm(prompt string) (bool, error) {
@@ -315,17 +295,7 @@ func (a *app) resetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if *asJSON {
-				return a.writeJSON(resetJSON{Action: "reset", Stale: true, Dropped: r.Dropped, Store: r.Store})
-			}
-			for _, p := range r.Dropped {
-				fmt.Fprintf(a.env.Stdout, "dropped decisions for %s (gone)\n", p)
-			}
-			if len(r.Dropped) == 0 {
-				fmt.Fprintln(a.env.Stdout, "no stale projects")
-			}
-			fmt.Fprintf(a.env.Stdout, "store: %s\n", r.Store)
-			return nil
+			return a.printReset(r, true, *asJSON)
 		}
 		dir, err := a.projectDir(c)
 		if err != nil {
@@ -339,22 +309,35 @@ func (a *app) resetCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return a.writeJSON(resetJSON{Action: "reset", Project: r.Project, Server: name, Dropped: r.Dropped, Store: r.Store})
-		}
-		found, project := len(r.Dropped) > 0, r.Project
-		switch {
-		case !found && name != "":
-			fmt.Fprintf(a.env.Stdout, "no decision recorded for %s in %s\n", name, project)
-		case !found:
-			fmt.Fprintf(a.env.Stdout, "no decisions recorded for %s\n", project)
-		case name != "":
-			fmt.Fprintf(a.env.Stdout, "forgot the decision for %s in %s\n", name, project)
-		default:
-			fmt.Fprintf(a.env.Stdout, "forgot every decision for %s\n", project)
-		}
-		fmt.Fprintf(a.env.Stdout, "store: %s\n", r.Store)
-		return nil
+		return a.printReset(r, false, *asJSON)
 	})
 	return c
+}
+
+// printReset says which decisions reset forgot.
+func (a *app) printReset(r ops.Reset, stale, asJSON bool) error {
+	if asJSON {
+		return a.writeJSON(resetJSON{Action: "reset", Project: r.Project, Server: r.Server, Stale: stale, Dropped: r.Dropped, Store: r.Store})
+	}
+	w := a.env.Stdout
+	found, project, name := len(r.Dropped) > 0, r.Project, r.Server
+	switch {
+	case stale:
+		for _, p := range r.Dropped {
+			fmt.Fprintf(w, "dropped decisions for %s (gone)\n", p)
+		}
+		if !found {
+			fmt.Fprintln(w, "no stale projects")
+		}
+	case !found && name != "":
+		fmt.Fprintf(w, "no decision recorded for %s in %s\n", name, project)
+	case !found:
+		fmt.Fprintf(w, "no decisions recorded for %s\n", project)
+	case name != "":
+		fmt.Fprintf(w, "forgot the decision for %s in %s\n", name, project)
+	default:
+		fmt.Fprintf(w, "forgot every decision for %s\n", project)
+	}
+	fmt.Fprintf(w, "store: %s\n", r.Store)
+	return nil
 }

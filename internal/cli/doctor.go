@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -80,7 +79,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 	disp := func(p string) string { return ops.Display(a.env.Home, g.View.Cwd, p) }
 	fmt.Fprintf(w, "project: %s\n", g.Project)
 	if g.View.Exclusive {
-		fmt.Fprintf(w, "mode: exclusive (PI_MCP_CONFIG_MODE): only %s is read\n", disp(layerPath(g.View, mcpconfig.LayerPiGlobal)))
+		fmt.Fprintf(w, "mode: exclusive (PI_MCP_CONFIG_MODE): only %s is read\n", disp(ops.ExclusiveFile(g)))
 	}
 	for _, b := range g.Blocks {
 		fmt.Fprintf(w, "\nBLOCKED: every tool call is blocked: %s\n", b.Reason)
@@ -142,7 +141,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		}
 		for _, t := range d.ImportTargets {
 			switch t.Status {
-			case mcpconfig.TargetUnreadable:
+			case ops.TargetUnreadable:
 				where := at(disp(t.Path), t.Line, t.Column)
 				fmt.Fprintf(w, "  %s target %s exists but cannot be read: %s\n", t.Kind, where, t.Error)
 			default:
@@ -187,7 +186,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 		fmt.Fprintf(w, "  %s: %s, %s (%s)\n", b.Provenance, b.Name, state, disp(b.Source))
 	}
 	for _, e := range h.BuiltinErrors {
-		fmt.Fprintf(w, "  %s skips: %s\n", mcpconfig.BuiltinProvenance, e)
+		fmt.Fprintf(w, "  %s skips: %s\n", ops.BuiltinProvenance, e)
 	}
 	trust := "not decided (Pi asks; without a UI it ignores the project's .pi files)"
 	switch {
@@ -221,15 +220,6 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 			fmt.Fprintf(w, "  %s%s\n", where, x.Text)
 		}
 	}
-}
-
-func layerPath(v *mcpconfig.View, id string) string {
-	for _, l := range v.Layers {
-		if l.ID == id {
-			return l.Path
-		}
-	}
-	return ""
 }
 
 // notice is the gate's session notice, spelled the way the user typed.

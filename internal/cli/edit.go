@@ -8,7 +8,6 @@ import (
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/paths"
 )
 
 var editShort = map[string]string{
@@ -79,7 +78,7 @@ func (a *app) edit(o editOptions) error {
 	case o.JSON:
 		return a.writeJSON(out)
 	}
-	a.printEdit(&out, e.Server, e.Project, o.Project)
+	a.printEdit(&out, e, o.Project)
 	return nil
 }
 
@@ -97,24 +96,15 @@ func (a *app) printRecord(out *writeResultJSON, e ops.Edited, o editOptions) err
 	}
 	fmt.Fprintf(w, "%s %s for this project (piagent's own record; no file in the repository changed)\n", ops.EditPast[verb], s.Name)
 	if verb == "disable" {
-		switch s.State {
-		case gate.PendingApproval:
-			fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
-		case gate.Rejected:
-			fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
-		default:
-			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
-		}
+		a.printKept(s)
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-	}
+	a.printNotes(out.Notes)
 	return nil
 }
 
 // printEdit says what an edit did, for a person.
-func (a *app) printEdit(out *writeResultJSON, s *gate.Server, gateProject, project string) {
-	verb := out.Action
+func (a *app) printEdit(out *writeResultJSON, e ops.Edited, project string) {
+	verb, s := out.Action, e.Server
 	w := a.env.Stdout
 	fmt.Fprintf(w, "%s %s (scope %s)\n", ops.EditPast[verb], s.Name, out.Scope)
 	fmt.Fprintf(w, "file: %s\n", out.File)
@@ -122,25 +112,29 @@ func (a *app) printEdit(out *writeResultJSON, s *gate.Server, gateProject, proje
 		fmt.Fprintf(w, "removed %s: nothing was left in it\n", ops.Display(a.env.Home, project, out.File))
 	}
 	if out.DecisionDropped {
-		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, gateProject)
+		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, e.Project)
 	}
 	if verb == "disable" && s.Repository {
-		// Only a decision that exists is kept (issue 23: "its approval is
-		// kept" of a server never approved misled).
-		switch s.State {
-		case gate.PendingApproval, gate.Disabled:
-			fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
-		case gate.Rejected:
-			fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
-		default:
-			fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
-		}
+		a.printKept(s)
 	}
-	if (verb == "disable" || verb == "enable") && s.Repository && paths.Within(project, out.File) && !out.FileRemoved {
+	if (verb == "disable" || verb == "enable") && s.Repository && e.InProject && !out.FileRemoved {
 		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", ops.Display(a.env.Home, project, out.File))
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
+	a.printNotes(out.Notes)
+}
+
+// printKept says which decision a disabled repository server keeps. Only
+// a decision that exists is kept (issue 23: "its approval is kept" of a
+// server never approved misled).
+func (a *app) printKept(s *gate.Server) {
+	w := a.env.Stdout
+	switch s.State {
+	case gate.PendingApproval, gate.Disabled:
+		fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
+	case gate.Rejected:
+		fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
+	default:
+		fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
 	}
 }
 

@@ -1,12 +1,7 @@
 package cli
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
-	"math"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,7 +56,7 @@ func (a *app) getCommand() *cobra.Command {
 			return err
 		}
 		d := a.getData(g, s)
-		if err := a.renderable(g, s, d); err != nil {
+		if err := a.op().Renderable(g, s, d.View); err != nil {
 			return err
 		}
 		if *asJSON {
@@ -71,61 +66,6 @@ func (a *app) getCommand() *cobra.Command {
 		return nil
 	})
 	return c
-}
-
-// renderable fails when the preview of s cannot be shown: a value JSON
-// cannot write (a NaN or an infinity held as a float, as a codex TOML nan
-// or inf is). What cannot be shown cannot be consented to (issue 39, item
-// 5): get exits non-zero and approve refuses, naming the file and line.
-// Numbers beyond float64 in a JSON file are kept as written, and shown.
-func (a *app) renderable(g *gate.Gate, s *gate.Server, d getJSON) error {
-	_, err1 := json.Marshal(d.Definition)
-	_, err2 := json.Marshal(d.Owned)
-	if err1 == nil && err2 == nil {
-		return nil
-	}
-	key, _ := unrenderable(d.Definition, "")
-	if key == "" {
-		key, _ = unrenderable(d.Owned, "")
-	}
-	file := s.Config.Source.File
-	where := ops.Display(a.env.Home, g.View.Cwd, file)
-	last := key[strings.LastIndexAny(key, ".]")+1:]
-	if n := ops.LineOf(file, last); n > 0 {
-		where += fmt.Sprintf(":%d", n)
-	}
-	return refused(fmt.Errorf("the definition of %s cannot be shown: %s in %s is a number JSON cannot write (%v), so it cannot be previewed or approved", s.Name, cmp.Or(key, "a value"), where, cmp.Or(err1, err2)),
-		"write the value as a finite number (or remove it) in "+where+", then run '"+a.mcpCmd()+" get "+s.Name+"' again")
-}
-
-// unrenderable finds the first value in v JSON cannot write, with its path.
-func unrenderable(v any, path string) (string, bool) {
-	switch x := v.(type) {
-	case float64:
-		return path, math.IsNaN(x) || math.IsInf(x, 0)
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if at, bad := unrenderable(x[k], p); bad {
-				return at, true
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if at, bad := unrenderable(e, fmt.Sprintf("%s[%d]", path, i)); bad {
-				return at, true
-			}
-		}
-	}
-	return "", false
 }
 
 func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
@@ -174,15 +114,25 @@ func (a *app) printServer(g *gate.Gate, s *gate.Server, d getJSON) {
 		fmt.Fprintf(w, "last run:    %s\n", r.Text)
 		fmt.Fprintf(w, "  fix:       %s\n", r.Fix)
 	}
-	if len(d.Grants.Read)+len(d.Grants.Write)+len(d.Grants.Net) > 0 {
-		fmt.Fprintf(w, "grants:      read %s; write %s; network %s\n", listOr(d.Grants.Read), listOr(d.Grants.Write), listOr(d.Grants.Net))
+	if gr := grantsText(d.View); gr != "" {
+		fmt.Fprintf(w, "grants:      %s\n", gr)
 	}
 	if d.Definition != nil && d.Sandbox != "remote" {
 		fmt.Fprintf(w, "environment: the sandbox's default set, plus %s (names; none of Pi's other keys)\n", listOr(d.Environment))
 	}
-	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", indentJSON(d.Definition))
+	fmt.Fprintf(w, "definition (merged: what will run):\n%s\n", ops.IndentJSON(d.Definition))
 	a.printFlags(g, d.Flags)
-	printTools(w, a.op().Tools(g, s), s.Name)
+	printTools(w, d.Tools, s.Name)
+}
+
+// grantsText is what a person let the server reach beyond its profile,
+// or "" when nothing.
+func grantsText(v ops.View) string {
+	gr := v.Grants
+	if len(gr.Read)+len(gr.Write)+len(gr.Net) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("read %s; write %s; network %s", listOr(gr.Read), listOr(gr.Write), listOr(gr.Net))
 }
 
 // printFlags lists what a person should look at before approving.
@@ -200,26 +150,22 @@ func (a *app) printFlags(g *gate.Gate, flags []flagJSON) {
 	}
 }
 
-func indentJSON(v any) string {
-	b, _ := json.MarshalIndent(v, "  ", "  ")
-	return "  " + strings.TrimSpace(string(b))
-}
-
 // maxArgs is cobra.MaximumNArgs with a usage error naming the argument.
 func maxArgs(n int, names string) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) > n {
-			return usagef("%s takes at most %s (got %d arguments)", c.CommandPath(), names, len(args))
-		}
-		return nil
-	}
+	return countArgs(func(got int) bool { return got <= n }, "at most "+names)
 }
 
 // exactArgs is cobra.ExactArgs with a usage error naming the argument.
 func exactArgs(n int, names string) cobra.PositionalArgs {
+	return countArgs(func(got int) bool { return got == n }, names)
+}
+
+// countArgs refuses a number of arguments ok does not take, naming what the
+// command takes.
+func countArgs(ok func(got int) bool, takes string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("%s takes %s (got %d arguments)", c.CommandPath(), names, len(args))
+		if !ok(len(args)) {
+			return usagef("%s takes %s (got %d arguments)", c.CommandPath(), takes, len(args))
 		}
 		return nil
 	}

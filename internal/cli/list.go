@@ -5,37 +5,33 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/preset"
-	"github.com/piagent/piagent/internal/registry"
 )
 
 // serverJSON is one row of `list --json`. The field set is a contract
 // (pinned by TestListJSONFields): fields may be added, never renamed.
 type serverJSON struct {
-	Name                 string           `json:"name"`
-	Scope                string           `json:"scope"`
-	Layer                string           `json:"layer"`
-	State                string           `json:"state"`
-	Reason               string           `json:"reason"`
-	Fix                  string           `json:"fix,omitempty"`
-	Transport            string           `json:"transport"`
-	Target               string           `json:"target"`
-	Source               mcpconfig.Source `json:"source"`
-	RepositoryControlled bool             `json:"repositoryControlled"`
-	RepositoryReason     string           `json:"repositoryReason,omitempty"`
-	AdapterLoads         bool             `json:"adapterLoads"`
-	Digest               string           `json:"digest,omitempty"`
-	MissingEnv           []string         `json:"missingEnv,omitempty"`
-	MissingCommand       string           `json:"missingCommand,omitempty"`
+	Name                 string     `json:"name"`
+	Scope                string     `json:"scope"`
+	Layer                string     `json:"layer"`
+	State                string     `json:"state"`
+	Reason               string     `json:"reason"`
+	Fix                  string     `json:"fix,omitempty"`
+	Transport            string     `json:"transport"`
+	Target               string     `json:"target"`
+	Source               ops.Source `json:"source"`
+	RepositoryControlled bool       `json:"repositoryControlled"`
+	RepositoryReason     string     `json:"repositoryReason,omitempty"`
+	AdapterLoads         bool       `json:"adapterLoads"`
+	Digest               string     `json:"digest,omitempty"`
+	MissingEnv           []string   `json:"missingEnv,omitempty"`
+	MissingCommand       string     `json:"missingCommand,omitempty"`
 	// Hints name what a ready server still needs that piagent can look
 	// for but that does not change its state (a browser, say).
 	Hints []string `json:"hints,omitempty"`
@@ -51,54 +47,11 @@ func (a *app) serverRow(g *gate.Gate, s *gate.Server) serverJSON {
 	cs := s.Config
 	return serverJSON{
 		Name: s.Name, Scope: cs.Scope, Layer: cs.Layer, State: s.State, Reason: s.Reason, Fix: a.fix(s.Fix),
-		Transport: transport(cs.Entry), Target: target(cs.Entry), Source: cs.Source,
+		Transport: ops.Transport(cs.Entry), Target: ops.Target(cs.Entry), Source: cs.Source,
 		RepositoryControlled: cs.RepositoryControlled, RepositoryReason: cs.RepositoryReason,
 		AdapterLoads: cs.AdapterLoads, Digest: s.Digest, MissingEnv: s.MissingEnv, MissingCommand: s.Command,
-		Hints: a.hints(s),
+		Hints: a.op().ServerHints(s),
 	}
-}
-
-// hints are what a ready server runs that needs a program piagent can look
-// for: a browser for chrome-devtools-mcp and @playwright/mcp, wherever the
-// entry came from.
-func (a *app) hints(s *gate.Server) []string {
-	if s.State != gate.Ready {
-		return nil
-	}
-	var out []string
-	for _, n := range preset.NeedsOf(s.Config.Entry) {
-		if n.Kind == preset.NeedChrome && !a.browserFound() {
-			out = append(out, "needs "+n.Text+"; no Chrome or Chromium found on PATH or in the usual places")
-		}
-	}
-	return out
-}
-
-// browserFound reports whether a Chrome or Chromium is installed where the
-// browser servers look: on PATH, in the usual application folders, or in
-// Playwright's own download cache.
-func (a *app) browserFound() bool {
-	for _, name := range []string{"google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome"} {
-		if a.lookPath(name) != "" {
-			return true
-		}
-	}
-	fixed := []string{
-		"/opt/google/chrome/chrome",
-		"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-		"/Applications/Chromium.app/Contents/MacOS/Chromium",
-	}
-	for _, p := range fixed {
-		if isExecutable(p) {
-			return true
-		}
-	}
-	for _, cache := range []string{".cache/ms-playwright", "Library/Caches/ms-playwright"} {
-		if m, _ := filepath.Glob(filepath.Join(a.env.Home, cache, "chromium-*")); len(m) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *app) listData(g *gate.Gate) listJSON { return a.listDataRows(g, false) }
@@ -107,7 +60,7 @@ func (a *app) listDataRows(g *gate.Gate, headerOnly bool) listJSON {
 	out := listJSON{Project: g.Project, Servers: []serverJSON{}, listTail: listTail{Skipped: g.View.Skipped, Blocks: []blockJSON{},
 		FullBlock: g.FullBlock(), Exclusive: g.View.Exclusive}}
 	if out.Skipped == nil {
-		out.Skipped = []mcpconfig.Skipped{}
+		out.Skipped = []ops.Skipped{}
 	}
 	for _, b := range g.Blocks {
 		out.Blocks = append(out.Blocks, blockJSON{Code: b.Code, Reason: b.Reason, Files: b.Files, Fix: a.fix(b.Fix)})
@@ -183,11 +136,11 @@ type blockJSON struct {
 
 // listTail is listJSON after its servers.
 type listTail struct {
-	Skipped    []mcpconfig.Skipped `json:"skipped"`
-	Blocks     []blockJSON         `json:"blocks"`
-	FullBlock  bool                `json:"fullBlock"`
-	Exclusive  bool                `json:"exclusive"`
-	StoreError string              `json:"storeError,omitempty"`
+	Skipped    []ops.Skipped `json:"skipped"`
+	Blocks     []blockJSON   `json:"blocks"`
+	FullBlock  bool          `json:"fullBlock"`
+	Exclusive  bool          `json:"exclusive"`
+	StoreError string        `json:"storeError,omitempty"`
 }
 
 func (a *app) listCommand() *cobra.Command {
@@ -215,7 +168,7 @@ func (a *app) listCommand() *cobra.Command {
 			// Every repository server reads as undecided: say why, and that
 			// nothing here is what the person decided.
 			fmt.Fprintf(a.env.Stderr, "%s: error: the approval store cannot be used, so every repository server shows as undecided: %v\n", a.name, g.StoreErr)
-			for _, h := range storeHints(registry.ApprovalStore(a.env.Home), g.StoreErr) {
+			for _, h := range storeHints(a.op().ApprovalStore(), g.StoreErr) {
 				fmt.Fprintf(a.env.Stderr, "%s: hint: %s\n", a.name, h)
 			}
 			return attention()
@@ -247,7 +200,7 @@ func (a *app) printTable(g *gate.Gate) {
 		if !cs.AdapterLoads {
 			src += " [not loaded by the adapter]"
 		}
-		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, transport(cs.Entry), target(cs.Entry), src})
+		rows = append(rows, [6]string{s.Name, cs.Scope, s.State, ops.Transport(cs.Entry), ops.Target(cs.Entry), src})
 	}
 	fitTable(rows, a.env.Width)
 	if a.env.Width > 0 && a.env.Getenv("NO_COLOR") == "" {
@@ -259,7 +212,7 @@ func (a *app) printTable(g *gate.Gate) {
 	}
 	tw.Flush()
 	for i := range g.Servers {
-		for _, h := range a.hints(&g.Servers[i]) {
+		for _, h := range a.op().ServerHints(&g.Servers[i]) {
 			fmt.Fprintf(a.env.Stderr, "%s: hint: %s %s\n", a.name, g.Servers[i].Name, h)
 		}
 	}

@@ -4,45 +4,31 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/mcpconfig"
-	"github.com/piagent/piagent/internal/paths"
-	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/ops"
 )
 
-// projectDir is --project, or the working directory, made absolute.
+// projectDir is --project, or the working directory, made absolute
+// (ops.ProjectDir).
 func (a *app) projectDir(c *cobra.Command) (string, error) {
 	p, _ := c.Flags().GetString("project")
-	if p == "" {
-		p = a.env.Dir
-	}
-	p = paths.Expand(a.env.Home, p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(a.env.Dir, p)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return "", usagef("project %s: %v", p, unwrapPathErr(err))
-	}
-	if !fi.IsDir() {
-		return "", usagef("project %s is not a directory", p)
-	}
-	return filepath.Clean(p), nil
+	return a.op().ProjectDir(p)
 }
 
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// refuseGiven refuses the first of flags given on the command line, with
+// format's usage error (it takes the flag's name).
+func refuseGiven(c *cobra.Command, format string, flags ...string) error {
+	for _, f := range flags {
+		if c.Flags().Changed(f) {
+			return usagef(format, f)
+		}
 	}
-	return err
+	return nil
 }
 
 // gate computes the gate for the command's project.
@@ -51,19 +37,7 @@ func (a *app) gate(c *cobra.Command) (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.gateAt(dir)
-}
-
-// gateAt computes the gate for the project at dir.
-func (a *app) gateAt(dir string) (*gate.Gate, error) {
-	if a.env.Home == "" {
-		return nil, refused(paths.ErrNoHome)
-	}
-	g, err := gate.Load(gate.Options{Home: a.env.Home, Cwd: dir, Getenv: gate.RealEnv(a.env.Getenv)})
-	if err != nil {
-		return nil, refused(err)
-	}
-	return g, nil
+	return a.op().Gate(dir)
 }
 
 // writeJSON prints v as indented JSON on stdout.
@@ -166,75 +140,8 @@ func (l *layoutWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// transport names how the adapter reaches a server.
-func transport(e mcpconfig.Entry) string {
-	n := 0
-	t := ""
-	if _, ok := e["command"].(string); ok {
-		n, t = n+1, "stdio"
-	}
-	if _, ok := e["url"].(string); ok {
-		n, t = n+1, "http"
-	}
-	if _, ok := e["socket"].(string); ok {
-		n, t = n+1, "socket"
-	}
-	if n != 1 {
-		return "invalid"
-	}
-	return t
-}
-
-// target is what a server runs or reaches, masked. Only the transport keys
-// are masked: the rest of the entry never reaches this column.
-func target(e mcpconfig.Entry) string {
-	masked := func(k string) string {
-		if v, ok := e[k].(string); ok {
-			return secret.MaskString(v)
-		}
-		return fmt.Sprint(secret.MaskValue(e[k]))
-	}
-	switch transport(e) {
-	case "stdio":
-		var b strings.Builder
-		b.Grow(64)
-		b.WriteString(masked("command"))
-		if args, ok := e["args"].([]any); ok {
-			for _, x := range args {
-				b.WriteByte(' ')
-				if s, ok := x.(string); ok {
-					b.WriteString(shellQuote(secret.MaskString(s)))
-				} else {
-					b.WriteString(shellQuote(fmt.Sprint(secret.MaskValue(x))))
-				}
-			}
-		}
-		return b.String()
-	case "http":
-		return masked("url")
-	case "socket":
-		return masked("socket")
-	}
-	return "-"
-}
-
 // shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_-+=:,./", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return ops.ShellQuote(s) }
 
 // completeServers offers the project's server names.
 func (a *app) completeServers(filter func(*gate.Server) bool) cobra.CompletionFunc {

@@ -11,9 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/policy"
-	"github.com/piagent/piagent/internal/registry"
-	"github.com/piagent/piagent/internal/sandbox"
 )
 
 // exitConfirm is policy check's status for a call that needs a person.
@@ -38,78 +35,43 @@ func (a *app) policyShow() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		// the same decision engine the Pi extension asks
-		s := a.op().Engine(dir)
-		p, err := s.Policy()
-		if err != nil {
-			return err
-		}
-		effective, why, modeErr := a.effectiveMode(c, p)
-		out := struct {
-			Mode              string             `json:"mode"`
-			RegistryMode      string             `json:"registryMode"`
-			PermissionProfile string             `json:"permissionProfile"`
-			ProtectedPaths    []string           `json:"protectedPaths"`
-			ShellProtected    []string           `json:"shellProtectedPaths"`
-			AllowReadPaths    []string           `json:"allowReadPaths"`
-			Sources           []policy.Source    `json:"sources"`
-			Violations        []policy.Violation `json:"violations"`
-			Error             string             `json:"error,omitempty"`
-			Sandbox           string             `json:"sandbox"`
-			SandboxStatus     sandbox.Status     `json:"sandboxStatus"`
-			// EffectiveMode is the mode tool calls are decided in here: the
-			// person's choice, else the policy's default; readOnly when the
-			// mode store cannot be read.
-			EffectiveMode string `json:"effectiveMode"`
-		}{p.Mode(), p.RegistryMode(), p.PermissionProfile(), p.ProtectedPaths(), p.ShellProtectedPaths(), p.AllowReadPaths(), p.Sources(), p.Violations(), "", p.Sandbox(), sandbox.Probe(), effective}
-		if p.Err() != nil {
-			out.Error = p.Err().Error()
+		out, showErr := a.op().ShowPolicy(dir)
+		if out == nil {
+			return showErr
 		}
 		if *asJSON {
 			if err := a.writeJSON(out); err != nil {
 				return err
 			}
 		} else {
-			w := a.env.Stdout
-			fmt.Fprintf(w, "mode: %s (%s)\nregistry: %s\nprofile: %s\n", effective, why, out.RegistryMode, out.PermissionProfile)
-			fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
-			fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
-			fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
-			fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))
-			fmt.Fprintln(w, "sources:")
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			for _, s := range out.Sources {
-				file := s.File
-				if file == "" {
-					file = "(embedded)"
-				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, clip(s.Value, 50), s.Layer, file)
-			}
-			tw.Flush()
-			for _, v := range out.Violations {
-				fmt.Fprintf(a.env.Stderr, "%s: warning: %s: %s: %s (ignored: a repository can only tighten the policy)\n", a.name, v.File, v.Field, v.Reason)
-			}
+			a.printPolicy(out)
 		}
-		if p.Err() != nil {
-			return refused(fmt.Errorf("the policy cannot be read, so every tool call is blocked: %w", p.Err()))
-		}
-		if modeErr != nil {
-			return refused(fmt.Errorf("%w; every tool call is decided in mode readOnly until it is fixed", modeErr),
-				"fix it, or remove it (rm "+registry.ModeStore(a.env.Home)+") and choose again with 'piagent policy mode MODE'")
-		}
-		return nil
+		return showErr
 	})
 	return c
 }
 
-// effectiveMode is the mode tool calls are decided in for the project, and
-// where it comes from, as the helper decides it.
-func (a *app) effectiveMode(c *cobra.Command, p *policy.Policy) (mode, why string, err error) {
-	dir, derr := a.projectDir(c)
-	if derr != nil {
-		return p.Mode(), ops.ModeDefault, nil
+// printPolicy words policy show's view.
+func (a *app) printPolicy(out *ops.PolicyView) {
+	w := a.env.Stdout
+	fmt.Fprintf(w, "mode: %s (%s)\nregistry: %s\nprofile: %s\n", out.EffectiveMode, out.Why, out.RegistryMode, out.PermissionProfile)
+	fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
+	fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
+	fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
+	fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))
+	fmt.Fprintln(w, "sources:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range out.Sources {
+		file := s.File
+		if file == "" {
+			file = "(embedded)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, clip(s.Value, 50), s.Layer, file)
 	}
-	return a.op().EffectiveMode(dir, p.Mode())
+	tw.Flush()
+	for _, v := range out.Violations {
+		fmt.Fprintf(a.env.Stderr, "%s: warning: %s: %s: %s (ignored: a repository can only tighten the policy)\n", a.name, v.File, v.Field, v.Reason)
+	}
 }
 
 // readCall reads one {"toolName", "input"} object from stdin.
@@ -146,33 +108,9 @@ func (a *app) policyCheck() *cobra.Command {
 			return err
 		}
 		// the same decision engine the Pi extension asks
-		s := a.op().Engine(dir)
-		d := s.Check(call)
-		if *asJSON {
-			// The fix in words, for the command line (the helper protocol
-			// carries it as data).
-			out := struct {
-				ops.CallDecision
-				Fix string `json:"fix,omitempty"`
-			}{CallDecision: d}
-			if d.Fix != nil {
-				out.Fix = d.Fix.String()
-			}
-			if err := a.writeJSON(out); err != nil {
-				return err
-			}
-		} else {
-			fmt.Fprintf(a.env.Stdout, "%s %s", d.Action, d.Code)
-			if d.Rule != "" {
-				fmt.Fprintf(a.env.Stdout, " rule=%s", d.Rule)
-			}
-			if d.Subject != "" {
-				fmt.Fprintf(a.env.Stdout, " subject=%s", d.Subject)
-			}
-			fmt.Fprintln(a.env.Stdout)
-			if d.Reason != "" {
-				fmt.Fprintln(a.env.Stdout, d.Reason)
-			}
+		d := a.op().Engine(dir).Check(call)
+		if err := a.printCallDecision(d, *asJSON); err != nil {
+			return err
 		}
 		switch d.Action {
 		case ops.Block:
@@ -183,6 +121,35 @@ func (a *app) policyCheck() *cobra.Command {
 		return nil
 	})
 	return c
+}
+
+// printCallDecision says what policy check decided of a tool call.
+func (a *app) printCallDecision(d ops.CallDecision, asJSON bool) error {
+	if asJSON {
+		// The fix in words, for the command line (the helper protocol
+		// carries it as data).
+		out := struct {
+			ops.CallDecision
+			Fix string `json:"fix,omitempty"`
+		}{CallDecision: d}
+		if d.Fix != nil {
+			out.Fix = d.Fix.String()
+		}
+		return a.writeJSON(out)
+	}
+	w := a.env.Stdout
+	fmt.Fprintf(w, "%s %s", d.Action, d.Code)
+	if d.Rule != "" {
+		fmt.Fprintf(w, " rule=%s", d.Rule)
+	}
+	if d.Subject != "" {
+		fmt.Fprintf(w, " subject=%s", d.Subject)
+	}
+	fmt.Fprintln(w)
+	if d.Reason != "" {
+		fmt.Fprintln(w, d.Reason)
+	}
+	return nil
 }
 
 func (a *app) policyRedact() *cobra.Command {
@@ -236,9 +203,9 @@ func (a *app) policyMode() *cobra.Command {
 		Example: `  piagent policy mode
   piagent policy mode readOnly
   piagent policy mode --clear`,
-		Short:     "Show or choose this project's mode (" + strings.Join(policy.Modes, ", ") + "); stored under ~/.pi, never in the repository",
+		Short:     "Show or choose this project's mode (" + strings.Join(ops.Modes, ", ") + "); stored under ~/.pi, never in the repository",
 		Args:      maxArgs(1, "one MODE"),
-		ValidArgs: policy.Modes,
+		ValidArgs: ops.Modes,
 	}
 	forget := c.Flags().Bool("clear", false, "forget this project's choice (the policy's default applies)")
 	c.RunE = run(func(c *cobra.Command, args []string) error {

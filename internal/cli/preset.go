@@ -9,21 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/preset"
 )
 
 // presetServerJSON is one server of a preset: what an apply did with it, or
 // for --list what it needs.
 type presetServerJSON = ops.PresetServer
-
-type presetJSON struct {
-	Name     string             `json:"name"`
-	Purpose  string             `json:"purpose"`
-	Servers  []presetServerJSON `json:"servers"`
-	Settings map[string]any     `json:"settings"`
-}
 
 // Words for what an apply did with each server.
 var presetActionText = map[string]string{
@@ -41,14 +32,11 @@ func (a *app) presetFlags(c *cobra.Command) {
 	// read them when asked.
 	name := c.Flags().String("preset", "", "apply a preset by name (--list shows them)")
 	list := c.Flags().Bool("list", false, "list the presets, their servers and what each server still needs")
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "with --preset, the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	scope := scopeFlag(c, "with --preset, ")
 	replace := c.Flags().Bool("replace", false, "with --preset, restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "with --preset, print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
-	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return preset.Names(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = c.RegisterFlagCompletionFunc("preset", completePresets)
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		switch {
 		case *list && *name != "":
@@ -62,13 +50,24 @@ func (a *app) presetFlags(c *cobra.Command) {
 			}
 			return a.applyPreset(presetOptions{Name: *name, Scope: *scope, Project: project, Replace: *replace, DryRun: *dryRun, JSON: *asJSON})
 		}
-		for _, f := range []string{"scope", "replace", "dry-run", "json"} {
-			if c.Flags().Changed(f) {
-				return usagef("--%s goes with --preset NAME", f)
-			}
+		if err := refuseGiven(c, "--%s goes with --preset NAME", "scope", "replace", "dry-run", "json"); err != nil {
+			return err
 		}
 		return c.Help()
 	})
+}
+
+// completePresets offers the presets' names (--preset, --mcp-preset).
+func completePresets(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return ops.PresetNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completePresetArg offers them for preset's one argument.
+func completePresetArg(c *cobra.Command, args []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completePresets(c, args, s)
 }
 
 // presetServerText is what an apply did with one server, in words.
@@ -89,26 +88,18 @@ func (a *app) presetCommand() *cobra.Command {
 			"a server the file lacks is added, one already there is kept unless --replace\n" +
 			"restores its pinned baseline, and no other server is touched. Without a name,\n" +
 			"lists every preset, its servers and what each still needs.",
-		Example: "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
-		Args:    cobra.MaximumNArgs(1),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return preset.Names(), cobra.ShellCompDirectiveNoFileComp
-		},
+		Example:           "  piagent-mcp preset\n  piagent-mcp preset core\n  piagent-mcp preset docs --scope project --dry-run",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completePresetArg,
 	}
-	scope := c.Flags().String("scope", mcpconfig.ScopeGlobal, "the file to write: "+strings.Join(ops.WriteScopes, ", "))
+	scope := scopeFlag(c, "")
 	replace := c.Flags().Bool("replace", false, "restore the preset's servers to their pinned baselines")
 	dryRun := c.Flags().Bool("dry-run", false, "print the file as it would read and change nothing")
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	c.RunE = run(func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
-			for _, f := range []string{"scope", "replace", "dry-run"} {
-				if c.Flags().Changed(f) {
-					return usagef("--%s goes with a preset name", f)
-				}
+			if err := refuseGiven(c, "--%s goes with a preset name", "scope", "replace", "dry-run"); err != nil {
+				return err
 			}
 			return a.listPresets(*asJSON)
 		}
@@ -122,15 +113,7 @@ func (a *app) presetCommand() *cobra.Command {
 }
 
 func (a *app) listPresets(asJSON bool) error {
-	var all []presetJSON
-	for _, name := range preset.Names() {
-		p, _ := preset.Get(name)
-		pj := presetJSON{Name: p.Name, Purpose: p.Purpose, Servers: []presetServerJSON{}, Settings: p.Settings}
-		for _, id := range p.Servers {
-			pj.Servers = append(pj.Servers, presetServerJSON{ID: id, Needs: ops.BaselineNeeds(id)})
-		}
-		all = append(all, pj)
-	}
+	all := ops.Presets()
 	if asJSON {
 		return a.writeJSON(map[string]any{"presets": all})
 	}
@@ -175,35 +158,10 @@ type presetOptions struct {
 	Runnable bool
 }
 
-// missingRuntime names what a preset server needs that this machine lacks
-// now: Docker (the program, and a daemon that answers), a Chrome, a
-// variable it cannot start without. "" when nothing it needs is missing (or
-// piagent cannot look for it). setup seeds only servers that can run, so
-// doctor is green straight after it (issue 42, item 5).
-func (a *app) missingRuntime(needs []preset.Need) string {
-	for _, n := range needs {
-		switch {
-		case n.Kind == preset.NeedDocker:
-			docker := a.lookPath("docker")
-			if docker == "" {
-				return "Docker: docker is not on PATH"
-			}
-			if _, err := a.output(docker, "info", "--format", "{{.ServerVersion}}"); err != nil {
-				return fmt.Sprintf("Docker running: docker info failed (%v)", err)
-			}
-		case n.Kind == preset.NeedChrome && !a.browserFound():
-			return "Chrome or Chromium: none found on PATH or in the usual places"
-		case n.Kind == preset.NeedEnv && !n.Optional && a.env.Getenv(n.Name) == "":
-			return n.Name + " set: it is not set here"
-		}
-	}
-	return ""
-}
-
 func (a *app) applyPreset(o presetOptions) error {
 	po := ops.PresetOptions{Name: o.Name, Scope: o.Scope, Project: o.Project, Replace: o.Replace, DryRun: o.DryRun}
 	if o.Runnable {
-		po.Missing = a.missingRuntime
+		po.Missing = a.op().MissingRuntime
 	}
 	ap, err := a.op().ApplyPreset(po)
 	if err != nil {

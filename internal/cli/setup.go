@@ -13,9 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/ops"
-	"github.com/piagent/piagent/internal/preset"
 )
 
 // How long setup waits for Pi: a version query, and a package command
@@ -45,9 +43,7 @@ func (a *app) setupCommand() *cobra.Command {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	apparmor := c.Flags().Bool("apparmor", false, "print the AppArmor profile that lets piagent make its sandbox's user namespace (Ubuntu 23.10 and later), and how to install it")
 	apparmorInstall := c.Flags().Bool("install", false, "with --apparmor: install the profile now, through sudo (it asks for your password)")
-	_ = c.RegisterFlagCompletionFunc("mcp-preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return preset.Names(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = c.RegisterFlagCompletionFunc("mcp-preset", completePresets)
 	c.RunE = run(func(c *cobra.Command, _ []string) error {
 		if *apparmor || *apparmorInstall {
 			if !*apparmor {
@@ -56,18 +52,16 @@ func (a *app) setupCommand() *cobra.Command {
 			return a.setupAppArmor(*apparmorInstall)
 		}
 		if *check {
-			for _, f := range []string{"mcp-preset", "no-mcp", "dry-run"} {
-				if c.Flags().Changed(f) {
-					return usagef("--check does not go with --%s", f)
-				}
+			if err := refuseGiven(c, "--check does not go with --%s", "mcp-preset", "no-mcp", "dry-run"); err != nil {
+				return err
 			}
 			return a.setupCheck(*asJSON)
 		}
 		if *noMCP && c.Flags().Changed("mcp-preset") {
 			return usagef("--no-mcp and --mcp-preset do not go together")
 		}
-		if _, ok := preset.Get(*presetName); !ok {
-			return usageErr(fmt.Errorf("no preset named %q", *presetName), "presets: "+strings.Join(preset.Names(), ", "))
+		if err := ops.CheckPreset(*presetName); err != nil {
+			return err
 		}
 		return a.setup(setupOptions{Preset: *presetName, NoMCP: *noMCP, DryRun: *dryRun, JSON: *asJSON})
 	})
@@ -130,7 +124,7 @@ func (a *app) seedPreset(name string, dryRun bool) (ops.Seeded, error) {
 	var buf bytes.Buffer
 	sub := *a
 	sub.env.Stdout = &buf
-	err := sub.applyPreset(presetOptions{Name: name, Scope: mcpconfig.ScopeGlobal, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true, Runnable: true})
+	err := sub.applyPreset(presetOptions{Name: name, Scope: ops.DefaultScope, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true, Runnable: true})
 	var out writeResultJSON
 	if buf.Len() > 0 {
 		if jerr := json.Unmarshal(buf.Bytes(), &out); jerr != nil && err == nil {
@@ -406,8 +400,3 @@ func (a *app) confirmPurge(pl *ops.UninstallPlan) error {
 	}
 	return nil
 }
-
-// lookPath finds name on this invocation's PATH (ops.LookPath).
-func (a *app) lookPath(name string) string { return a.op().LookPath(name) }
-
-func isExecutable(p string) bool { return ops.IsExecutable(p) }

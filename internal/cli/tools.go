@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 
-	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
 )
@@ -32,8 +29,7 @@ func printTools(w io.Writer, v ops.Tools, name string) {
 	case v.Diff.Empty() && len(v.Concealed) == 0:
 		fmt.Fprintf(w, "tools: %d, seen for the first time; your policy asks you to look before the model may use them (firstSight: ask)\n", len(v.Seen.Tools))
 		for _, n := range v.Seen.Names() {
-			desc, _ := v.Defs[n]["description"].(string)
-			fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+			printTool(w, v, n)
 		}
 		return
 	case v.Pinned && v.Diff.Empty():
@@ -44,27 +40,22 @@ func printTools(w io.Writer, v ops.Tools, name string) {
 	for _, c := range v.Concealed {
 		fmt.Fprintf(w, "concealed: %s\n", c)
 	}
-	show := append(append([]string{}, v.Diff.Changed...), v.Diff.New...)
-	for _, f := range v.Seen.Concealed {
-		if n, ok := strings.CutPrefix(f.Item, "tool "); ok && v.Pinned && !slices.Contains(show, n) {
-			show = append(show, n)
-		}
-	}
-	if !v.Pinned {
-		show = v.Seen.Names()
-	}
 	if v.Diff.Instructions || !v.Pinned && v.Instructions != "" {
-		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.Instructions))
+		fmt.Fprintf(w, "  instructions: %s\n", ops.Visible(v.Instructions))
 	}
-	sort.Strings(show)
-	for _, n := range show {
-		desc, _ := v.Defs[n]["description"].(string)
-		fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+	for _, n := range v.Shown() {
+		printTool(w, v, n)
 		if schema, ok := v.Defs[n]["inputSchema"]; ok {
 			b, _ := json.Marshal(schema)
-			fmt.Fprintf(w, "    input: %s\n", catalogue.Visible(string(b)))
+			fmt.Fprintf(w, "    input: %s\n", ops.Visible(string(b)))
 		}
 	}
+}
+
+// printTool shows one tool and its description, hidden characters made
+// visible.
+func printTool(w io.Writer, v ops.Tools, name string) {
+	fmt.Fprintf(w, "  tool %s: %s\n", ops.Visible(name), ops.Visible(v.Description(name)))
 }
 
 // preview shows, in an approval's preview, what the server offers the
@@ -89,14 +80,13 @@ func previewTools(w io.Writer, v ops.Tools, name string) {
 	}
 	fmt.Fprintf(w, "tools (%d, %s):\n", len(v.Seen.Tools), state)
 	for _, n := range v.Seen.Names() {
-		desc, _ := v.Defs[n]["description"].(string)
-		fmt.Fprintf(w, "  tool %s: %s\n", catalogue.Visible(n), catalogue.Visible(desc))
+		printTool(w, v, n)
 	}
 	for _, c := range v.Concealed {
 		fmt.Fprintf(w, "concealed: %s\n", c)
 	}
 	if v.Instructions != "" {
-		fmt.Fprintf(w, "  instructions: %s\n", catalogue.Visible(v.Instructions))
+		fmt.Fprintf(w, "  instructions: %s\n", ops.Visible(v.Instructions))
 	}
 }
 
@@ -137,18 +127,9 @@ func (a *app) approveTools(g *gate.Gate, name string, yes, dryRun, asJSON bool) 
 	case dryRun:
 		return answer(false)
 	}
-	if !a.env.Interactive && !yes {
-		return refused(fmt.Errorf("not accepted: no terminal to ask for confirmation on"),
-			"read the tools above, then run '"+a.mcpCmd()+" approve "+s.Name+" --tools --yes'")
-	}
-	if !yes {
-		ok, err := a.confirm(fmt.Sprintf("Accept the tools of %s as shown? [y/N] ", s.Name))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return cancelled(fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name))
-		}
+	if err := a.askConsent(yes, "accepted", "the tools", "approve "+s.Name+" --tools --yes",
+		fmt.Sprintf("Accept the tools of %s as shown? [y/N] ", s.Name), fmt.Errorf("not accepted: the changed tools of %s stay blocked", s.Name)); err != nil {
+		return err
 	}
 	if err := a.op().AcceptTools(g, ch); err != nil {
 		return err

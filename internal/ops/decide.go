@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/piagent/piagent/internal/approval"
@@ -42,7 +43,7 @@ func (o *Ops) RepositoryServer(g *gate.Gate, name, verb string) (*gate.Server, e
 	}
 	if g.StoreErr != nil {
 		return nil, refused(fmt.Errorf("the approval store cannot be used: %w", g.StoreErr),
-			StoreHints(registry.ApprovalStore(o.Home), g.StoreErr)...)
+			StoreHints(o.ApprovalStore(), g.StoreErr)...)
 	}
 	return s, nil
 }
@@ -157,6 +158,9 @@ type Change struct {
 	// Was is the repository part approved then; nil when the store kept
 	// only its digest.
 	Was any
+	// Diff is a line diff of Was against the repository part now, each as
+	// IndentJSON shows it: "- " approved, "+ " now, "  " both.
+	Diff []string
 }
 
 // Changed reports the approval of s recorded before, when its repository
@@ -177,11 +181,55 @@ func (o *Ops) Changed(g *gate.Gate, s *gate.Server) (Change, bool) {
 	if json.Unmarshal(prev.Definition, &c.Was) != nil {
 		return Change{}, false
 	}
+	c.Diff = lineDiff(strings.Split(IndentJSON(c.Was), "\n"), strings.Split(IndentJSON(s.Owned()), "\n"))
 	return c, true
 }
 
+// IndentJSON is a definition as a person reads it: indented JSON, two
+// spaces in.
+func IndentJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "  ", "  ")
+	return "  " + strings.TrimSpace(string(b))
+}
+
+// lineDiff is a line diff of a and b by their longest common subsequence:
+// "- " for a line only in a, "+ " only in b, "  " for both. Definitions are
+// short, so the quadratic table is fine.
+func lineDiff(a, b []string) []string {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out = append(out, "  "+a[i])
+			i, j = i+1, j+1
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
+}
+
 func (o *Ops) store() *approval.Store {
-	store := approval.Open(registry.ApprovalStore(o.Home))
+	store := approval.Open(o.ApprovalStore())
 	store.Waiting = o.waiting("the approval store")
 	return store
 }
@@ -218,6 +266,9 @@ func (o *Ops) StoreDecision(project, name string, dec *approval.Decision) error 
 	}
 	return nil
 }
+
+// ApprovalStore is the person's approval store (registry.ApprovalStore).
+func (o *Ops) ApprovalStore() string { return registry.ApprovalStore(o.Home) }
 
 // StoreHints names the fix for an approval store (at path) that cannot be
 // used or written: the owner or mode to restore for one that is not the

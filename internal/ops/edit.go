@@ -42,6 +42,9 @@ type Edited struct {
 	DryRun          bool
 	DecisionDropped bool // remove dropped the project's decision for it
 	FileRemoved     bool // enable left the file empty and removed it
+	// InProject: the file written is inside the project, so a switch
+	// written there may be committed with it.
+	InProject bool
 	// Result is the file edit (its content after, for a dry run).
 	Result mcpedit.Result
 	Notes  []string
@@ -122,6 +125,7 @@ func (o *Ops) Edit(opt EditOptions) (Edited, error) {
 		return Edited{}, err
 	}
 	out.Result, out.File, out.Changed, out.FileRemoved = res, res.Path, res.Changed, res.Removed
+	out.InProject = paths.Within(project, res.Path)
 	if !res.Changed {
 		out.NoChange = fmt.Sprintf("%s is already %s in %s", s.Name, EditPast[verb], res.Path)
 		return out, nil

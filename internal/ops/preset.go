@@ -52,6 +52,40 @@ type Applied struct {
 	Needs   []Need
 }
 
+// Preset is one preset as a listing shows it: its servers, each with what
+// it needs, and the settings it writes where they are unset.
+type Preset struct {
+	Name     string         `json:"name"`
+	Purpose  string         `json:"purpose"`
+	Servers  []PresetServer `json:"servers"`
+	Settings map[string]any `json:"settings"`
+}
+
+// PresetNames are the presets' names, in their order.
+func PresetNames() []string { return preset.Names() }
+
+// CheckPreset refuses a name that names no preset, listing those there are.
+func CheckPreset(name string) error {
+	if _, ok := preset.Get(name); !ok {
+		return &Error{Kind: Usage, Err: fmt.Errorf("no preset named %q", name), Hints: texts("presets: " + strings.Join(preset.Names(), ", "))}
+	}
+	return nil
+}
+
+// Presets are every preset, in their order.
+func Presets() []Preset {
+	var all []Preset
+	for _, name := range preset.Names() {
+		p, _ := preset.Get(name)
+		pj := Preset{Name: p.Name, Purpose: p.Purpose, Servers: []PresetServer{}, Settings: p.Settings}
+		for _, id := range p.Servers {
+			pj.Servers = append(pj.Servers, PresetServer{ID: id, Needs: BaselineNeeds(id)})
+		}
+		all = append(all, pj)
+	}
+	return all
+}
+
 // BaselineNeeds is what a preset server's pinned baseline needs.
 func BaselineNeeds(id string) []Need {
 	b, _ := preset.Baseline(id)
@@ -68,10 +102,10 @@ func BaselineNeeds(id string) []Need {
 // the file leaves them unset. A repository scope approves what it wrote
 // before writing it (ApproveFirst); the caller finishes with FinishWrite.
 func (o *Ops) ApplyPreset(opt PresetOptions) (Applied, error) {
-	p, ok := preset.Get(opt.Name)
-	if !ok {
-		return Applied{}, &Error{Kind: Usage, Err: fmt.Errorf("no preset named %q", opt.Name), Hints: texts("presets: " + strings.Join(preset.Names(), ", "))}
+	if err := CheckPreset(opt.Name); err != nil {
+		return Applied{}, err
 	}
+	p, _ := preset.Get(opt.Name)
 	sf, err := o.ScopeFile(opt.Scope, opt.Project)
 	if err != nil {
 		return Applied{}, err

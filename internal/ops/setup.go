@@ -193,10 +193,7 @@ func (o *Ops) resolveProgram(v string) string {
 }
 
 // IsExecutable reports whether p is a regular file someone may execute.
-func IsExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
+func IsExecutable(p string) bool { return paths.Executable(p, os.Stat) }
 
 // Setup installs the extension and the adapter through Pi's own package
 // commands, seeds the preset and records what it installed. A result comes

@@ -3,6 +3,9 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/gate"
@@ -49,6 +52,35 @@ func (o *Ops) catalogueFiles(g *gate.Gate) *catalogueFiles {
 		o.cat = f
 	}
 	return o.cat
+}
+
+// Visible is a catalogue's text as a person is shown it: hidden
+// characters made visible (catalogue.Visible).
+func Visible(s string) string { return catalogue.Visible(s) }
+
+// Description is the tool's description, as its definition holds it.
+func (v Tools) Description(tool string) string {
+	desc, _ := v.Defs[tool]["description"].(string)
+	return desc
+}
+
+// Shown are the tools a person is shown, sorted: those changed or new
+// since the pin and, pinned, those that hide content; every tool when no
+// pin exists yet.
+func (v Tools) Shown() []string {
+	if !v.Pinned {
+		show := v.Seen.Names()
+		sort.Strings(show)
+		return show
+	}
+	show := append(append([]string{}, v.Diff.Changed...), v.Diff.New...)
+	for _, f := range v.Seen.Concealed {
+		if n, ok := strings.CutPrefix(f.Item, "tool "); ok && !slices.Contains(show, n) {
+			show = append(show, n)
+		}
+	}
+	sort.Strings(show)
+	return show
 }
 
 // Waiting reports whether the catalogue waits for a person: it differs

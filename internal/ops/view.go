@@ -1,11 +1,14 @@
 package ops
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/piagent/piagent/internal/gate"
@@ -227,4 +230,84 @@ func LineOf(file, value string) int {
 		return 0
 	}
 	return strings.Count(string(data[:i]), "\n") + 1
+}
+
+// Renderable fails when the view of s cannot be shown: a value JSON
+// cannot write (a NaN or an infinity held as a float, as a codex TOML nan
+// or inf is). What cannot be shown cannot be consented to (issue 39, item
+// 5): get exits non-zero and approve refuses, naming the file and line.
+// Numbers beyond float64 in a JSON file are kept as written, and shown.
+func (o *Ops) Renderable(g *gate.Gate, s *gate.Server, v View) error {
+	_, err1 := json.Marshal(v.Definition)
+	_, err2 := json.Marshal(v.Owned)
+	if err1 == nil && err2 == nil {
+		return nil
+	}
+	key, _ := unrenderable(v.Definition, "")
+	if key == "" {
+		key, _ = unrenderable(v.Owned, "")
+	}
+	file := s.Config.Source.File
+	where := Display(o.Home, g.View.Cwd, file)
+	last := key[strings.LastIndexAny(key, ".]")+1:]
+	if n := LineOf(file, last); n > 0 {
+		where += fmt.Sprintf(":%d", n)
+	}
+	return refused(fmt.Errorf("the definition of %s cannot be shown: %s in %s is a number JSON cannot write (%v), so it cannot be previewed or approved", s.Name, cmp.Or(key, "a value"), where, cmp.Or(err1, err2)),
+		gate.Fix{Text: "write the value as a finite number (or remove it) in " + where + ", then run", Steps: []gate.Step{{Sub: "get", Args: s.Name}}, Note: "again", Quoted: true})
+}
+
+// unrenderable finds the first value in v JSON cannot write, with its path.
+func unrenderable(v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case float64:
+		return path, math.IsNaN(x) || math.IsInf(x, 0)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if at, bad := unrenderable(x[k], p); bad {
+				return at, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if at, bad := unrenderable(e, fmt.Sprintf("%s[%d]", path, i)); bad {
+				return at, true
+			}
+		}
+	}
+	return "", false
+}
+
+// PinnedTree is a folder pinned whole with a definition (any change there
+// asks again), and how many of its files the pin holds.
+type PinnedTree struct {
+	Tree  string // project-relative, slash-separated; "." the project
+	Files int
+}
+
+// PinnedTrees are the folders pinned whole among pinned, in their order.
+func PinnedTrees(pinned []gate.PinnedFile) []PinnedTree {
+	var out []PinnedTree
+	for _, p := range pinned {
+		if p.Tree == "" {
+			continue
+		}
+		n := 0
+		for _, q := range pinned {
+			if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
+				n++
+			}
+		}
+		out = append(out, PinnedTree{Tree: p.Tree, Files: n})
+	}
+	return out
 }

@@ -292,9 +292,16 @@ func lookPath(name, pathVar, dir string, stat func(string) (fs.FileInfo, error))
 			continue
 		}
 		p := Abs(dir, filepath.Join(cmp.Or(d, "."), name))
-		if fi, err := stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		if Executable(p, stat) {
 			return p
 		}
 	}
 	return ""
+}
+
+// Executable reports whether p is a regular file with an execute bit, as
+// stat sees it: what a search of PATH takes for a program.
+func Executable(p string, stat func(string) (fs.FileInfo, error)) bool {
+	fi, err := stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
