@@ -473,9 +473,14 @@ func rssMiB(pid int) float64 {
 // BenchmarkHelper drives `piagent guard serve` over real pipes with
 // decide requests of each kind and reports the latency percentiles of
 // b.N requests and the helper's RSS after them; "echo" is a helper that
-// only frames, the floor.
+// only frames, the floor. PIAGENT, when set, is the piagent binary
+// measured (an older build, for a before/after in one run).
 func BenchmarkHelper(b *testing.B) {
 	dir := bins(b)
+	piagent := filepath.Join(dir, "piagent")
+	if p := os.Getenv("PIAGENT"); p != "" {
+		piagent = p // another build, for a before/after in one run
+	}
 	home, proj := fixture(b, 10)
 	exec.Command("git", "-C", proj, "init", "-q").Run()
 	calls := map[string]string{
@@ -492,7 +497,7 @@ func BenchmarkHelper(b *testing.B) {
 	})
 	for _, k := range kinds {
 		b.Run(k, func(b *testing.B) {
-			h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+			h := startHelper(b, []string{piagent, "guard", "serve"}, proj, env(home))
 			measure(b, h, `{"id":1,"method":"decide","params":`+calls[k]+"}\n")
 		})
 	}
@@ -510,12 +515,12 @@ func BenchmarkHelper(b *testing.B) {
 		measureEach(b, h, paced(`{"id":1,"method":"decide","params":`+calls["read"]+"}\n"))
 	})
 	b.Run("bash-paced", func(b *testing.B) {
-		h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+		h := startHelper(b, []string{piagent, "guard", "serve"}, proj, env(home))
 		measureEach(b, h, paced(`{"id":1,"method":"decide","params":`+calls["bash"]+"}\n"))
 	})
 	// bash commands as an agent sends them: each one new
 	b.Run("bash-new", func(b *testing.B) {
-		h := startHelper(b, []string{filepath.Join(dir, "piagent"), "guard", "serve"}, proj, env(home))
+		h := startHelper(b, []string{piagent, "guard", "serve"}, proj, env(home))
 		measureEach(b, h, func(i int) string {
 			return `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n ` + strconv.Itoa(i) + `"}}}` + "\n"
 		})
