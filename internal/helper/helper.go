@@ -177,9 +177,15 @@ func splitRequest(line []byte) (request, bool) {
 
 var errTooLong = fmt.Errorf("request line longer than %d bytes", maxLine)
 
-// readLine reads up to LF only.
+// readLine reads up to LF only. A line that fits r's buffer is returned
+// in place, without a copy: it is valid until the next read from r, and
+// Serve answers it, copying what it keeps, before reading again.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
+	chunk, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return bytes.TrimSuffix(chunk, []byte("\n")), err
+	}
+	buf := append([]byte(nil), chunk...)
 	for {
 		chunk, err := r.ReadSlice('\n')
 		buf = append(buf, chunk...)

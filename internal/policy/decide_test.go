@@ -224,6 +224,50 @@ func TestRealPathClimbs(t *testing.T) {
 	}
 }
 
+// TestRealPathUncopied: where no link is on the way (the ancestor found
+// resolves to itself), realPath answers p itself; for every path and
+// every ancestor that exists, that is what joining the ancestor's target
+// and the rest gives, clean or not.
+func TestRealPathUncopied(t *testing.T) {
+	join := func(p, cur, t string) string { // realPath's join, as it was
+		rest := p[len(cur):]
+		if cur == "/" {
+			rest = p[1:]
+		} else {
+			rest = rest[1:]
+		}
+		return strings.TrimSuffix(t, "/") + "/" + rest
+	}
+	for _, p := range []string{"/a/b/c", "/a", "/a/b/", "/a//b", "/ab/c", "/a/./b", "/a/../b", "a/b", ".x/y", "x"} {
+		cur := p
+		for range 8 {
+			found, target := cur, cur
+			got := realPath(p, func(s string) (string, bool) { return s, s == found })
+			want := target
+			if len(found) != len(p) {
+				want = join(p, found, target)
+			}
+			if got != want {
+				t.Errorf("realPath(%q) with %q existing: %q, the join gives %q", p, found, got, want)
+			}
+			i := strings.LastIndexByte(cur, '/')
+			switch {
+			case cur == "/" || cur == "." || cur == "":
+				cur = ""
+			case i < 0:
+				cur = "."
+			case i == 0:
+				cur = "/"
+			default:
+				cur = cur[:i]
+			}
+			if cur == "" {
+				break
+			}
+		}
+	}
+}
+
 // One path reading for the policy and Pi (issue 39, item 6): the names Pi's
 // write opens for a no-break-space spelling, and those its read opens for
 // the macOS variants, are protected when the file Pi reaches is. Each

@@ -346,6 +346,9 @@ func realPath(p string, rp func(string) (string, bool)) string {
 			if len(cur) == len(p) {
 				return t
 			}
+			if t == cur && strings.HasPrefix(p, cur) && (cur == "/" || p[len(cur)] == '/' && !strings.HasSuffix(cur, "/")) {
+				return p // no link on the way: what the join below gives, uncopied
+			}
 			rest := p[len(cur):]
 			if cur == "/" {
 				rest = p[1:]

@@ -46,15 +46,15 @@ func (cl *classifier) dirty() bool {
 	return cl.ctx.Dirty
 }
 
-// newClassifier is a classifier for a's commands in ctx (paths cleaned,
-// the line scanned).
-func newClassifier(a *Analysis, ctx Context) *classifier {
-	cl := &classifier{ctx: ctx}
+// init makes cl a classifier for a's commands in ctx (paths cleaned, the
+// line scanned). A classifier lives for one Classify or GateSelf, on its
+// stack.
+func (cl *classifier) init(a *Analysis, ctx Context) {
+	*cl = classifier{ctx: ctx}
 	cl.ctx.Home = cleanAbs(ctx.Home)
 	cl.ctx.Cwd = cleanAbs(ctx.Cwd)
 	cl.ctx.ProjectRoot = cleanAbs(ctx.ProjectRoot)
 	cl.lineFacts = a.lineFacts()
-	return cl
 }
 
 // lineFacts is scan's answer for a, worked out once per analysis: the guard
@@ -73,7 +73,8 @@ func Classify(a *Analysis, ctx Context) []Finding {
 	if a == nil {
 		return nil
 	}
-	cl := newClassifier(a, ctx)
+	var cl classifier
+	cl.init(a, ctx)
 	sinks := a.sinks()
 	for i := range a.Commands {
 		c := &a.Commands[i]
@@ -97,7 +98,8 @@ func GateSelf(a *Analysis, ctx Context) []Finding {
 	if a == nil {
 		return nil
 	}
-	cl := newClassifier(a, ctx)
+	var cl classifier
+	cl.init(a, ctx)
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		if len(c.Argv) > 0 && c.Argv[0].Dynamic {

@@ -51,15 +51,37 @@ func (a *Analysis) WritesAt(i int) []Word {
 }
 
 // byCommand works out ReadsAt and WritesAt of every command once per
-// analysis: a line an agent sends again is judged again from them. The
-// slices are clipped, so that a caller's append copies.
+// analysis: a line an agent sends again is judged again from them. They
+// share one backing array, and each is cut with its capacity at its end,
+// so that a caller's append copies and never reaches the next one.
 func (a *Analysis) byCommand() {
 	a.atOnce.Do(func() {
-		a.readsAt = make([][]Word, len(a.Commands))
-		a.writesAt = make([][]Word, len(a.Commands))
+		n := len(a.Commands)
+		at := make([][]Word, 2*n)
+		a.readsAt, a.writesAt = at[:n:n], at[n:]
+		// ends[2i] ends command i's reads, ends[2i+1] its writes
+		var small [16]int
+		ends := small[:]
+		if 2*n > len(small) {
+			ends = make([]int, 2*n)
+		}
+		// room for every word from every folder: deduplication only drops
+		sinks, room := a.sinks(), 0
 		for i := range a.Commands {
-			a.readsAt[i] = slices.Clip(collectAt(a, i, i+1, func(s *sink) []Word { return s.reads }))
-			a.writesAt[i] = slices.Clip(collectAt(a, i, i+1, func(s *sink) []Word { return s.writes }))
+			room += (len(sinks[i].reads) + len(sinks[i].writes)) * max(1, len(a.Commands[i].Dirs))
+		}
+		all := make([]Word, 0, room)
+		for i := range a.Commands {
+			all = collectAt(all, a, i, i+1, func(s *sink) []Word { return s.reads })
+			ends[2*i] = len(all)
+			all = collectAt(all, a, i, i+1, func(s *sink) []Word { return s.writes })
+			ends[2*i+1] = len(all)
+		}
+		start := 0
+		for i := range a.Commands {
+			r, w := ends[2*i], ends[2*i+1]
+			a.readsAt[i], a.writesAt[i] = all[start:r:r], all[r:w:w]
+			start = w
 		}
 	})
 }
@@ -80,12 +102,15 @@ func collect(a *Analysis, pick func(*sink) []Word) []Word {
 	if a == nil {
 		return nil
 	}
-	return collectAt(a, 0, len(a.Commands), pick)
+	return collectAt(nil, a, 0, len(a.Commands), pick)
 }
 
-func collectAt(a *Analysis, from, to int, pick func(*sink) []Word) []Word {
+// collectAt appends to dst the words pick gives for commands from to to,
+// each once (dst's own words are not compared).
+func collectAt(dst []Word, a *Analysis, from, to int, pick func(*sink) []Word) []Word {
 	sinks := a.sinks()
-	var out []Word
+	base := len(dst)
+	out := dst
 	var seen map[Word]bool // past a few words; a scan is cheaper before
 	add := func(w Word) {
 		switch {
@@ -94,11 +119,11 @@ func collectAt(a *Analysis, from, to int, pick func(*sink) []Word) []Word {
 				return
 			}
 			seen[w] = true
-		case slices.Contains(out, w):
+		case slices.Contains(out[base:], w):
 			return
-		case len(out) == 16:
+		case len(out)-base == 16:
 			seen = make(map[Word]bool, 32)
-			for _, o := range out {
+			for _, o := range out[base:] {
 				seen[o] = true
 			}
 			seen[w] = true
