@@ -505,3 +505,54 @@ func TestTreePinChangesSeenThroughCaches(t *testing.T) {
 	}
 	check("the next process, the cache file from before", true)
 }
+
+// An attack on the parallel digests' memory: a package of a few runs of
+// files, several of them large (up to maxPinnedFile each, 256 MiB), is
+// digested by up to eight goroutines at once; read whole, their contents
+// are in memory side by side (eight times what one read held before the
+// digests were taken in parallel), enough to have the helper killed on a
+// small machine. Each is streamed instead: digesting them all allocates
+// less than one of them. Not parallel: it sets GOMAXPROCS and measures the
+// process's allocations.
+func TestFileDigestsStreamed(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	dir := t.TempDir()
+	const big = 32 << 20
+	var ps []string
+	for i := range 2*digestRun + 1 {
+		p := filepath.Join(dir, fmt.Sprintf("f%04d.js", i))
+		if err := os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i%64 == 0 {
+			if err := os.Truncate(p, big); err != nil { // sparse: no disk
+				t.Fatal(err)
+			}
+		}
+		ps = append(ps, p)
+	}
+	out := make([]PinnedFile, len(ps))
+	forgetTreeDigests()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fileDigests(ps, out)
+	runtime.ReadMemStats(&after)
+	bigWant := func(i int) string {
+		data := make([]byte, big)
+		copy(data, fmt.Appendf(nil, "// %d\n", i))
+		return digest.Bytes(data)
+	}
+	for i := range ps {
+		want := digest.Bytes(fmt.Appendf(nil, "// %d\n", i))
+		if i%64 == 0 {
+			want = bigWant(i)
+		}
+		if out[i].Digest != want {
+			t.Fatalf("%s: digest %s, want %s", ps[i], out[i].Digest, want)
+		}
+	}
+	t.Logf("%d files digested, %d KiB allocated", len(ps), (after.TotalAlloc-before.TotalAlloc)>>10)
+	if n := after.TotalAlloc - before.TotalAlloc; n >= big {
+		t.Errorf("digesting %d files, %d of %d MiB, allocated %d MiB", len(ps), (len(ps)+63)/64, big>>20, n>>20)
+	}
+}
