@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -167,5 +168,31 @@ func TestPipelinedLinesAnsweredAlone(t *testing.T) {
 	}
 	if err := <-werr; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadLineEndsAtItsLine: a line read in place reaches no further than
+// its own end. The reader's buffer already holds the requests written
+// after it; an append to the line, or to the params cut from it, must copy,
+// never write the next request over (one call's data in the next).
+func TestReadLineEndsAtItsLine(t *testing.T) {
+	first := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"src/a.go"}}}`
+	second := `{"id":2,"method":"decide","params":{"toolName":"read","input":{"path":".env"}}}`
+	r := bufio.NewReaderSize(strings.NewReader(first+"\n"+second+"\n"+second+"\n"), 64<<10)
+	line, err := readLine(r)
+	if err != nil || string(line) != first {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	req, ok := splitRequest(line)
+	if !ok {
+		t.Fatalf("%s: not split", line)
+	}
+	_ = append(line, `{"id":2,"method":"decide","params":{"toolName":"read","input":{"path":"src/b.go"}}}`...)
+	if next, err := readLine(r); err != nil || string(next) != second {
+		t.Fatalf("after an append to the line before: %q %v, written %q", next, err, second)
+	}
+	_ = append(req.Params, `}}`+"\n"+`{"id":3,"method":"ping","params":{}}`...)
+	if next, err := readLine(r); err != nil || string(next) != second {
+		t.Fatalf("after an append to the params before: %q %v, written %q", next, err, second)
 	}
 }
