@@ -453,7 +453,10 @@ func fileDigest(p string) string {
 		}
 	}
 	digestReads.Add(1)
-	data, err := safefile.Read(p, safefile.Options{Max: maxPinnedFile})
+	// Streamed, not read whole: a large pin's files are digested by
+	// several goroutines at once, and a file may be as large as
+	// maxPinnedFile.
+	sum, err := safefile.Sum(p, safefile.Options{Max: maxPinnedFile})
 	if errors.Is(err, safefile.ErrTooLarge) {
 		return fileTooLarge // no approval holds while it is there (Server.TooLarge)
 	}
@@ -465,7 +468,7 @@ func fileDigest(p string) string {
 	if err != nil {
 		return ""
 	}
-	d := digest.Bytes(data)
+	d := digest.Sum(sum)
 	// A stamp too recent to tell two writes apart may, once settled, be
 	// the stamp of another content written in the same tick: kept only
 	// when settled already.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +395,164 @@ func TestFileDigestsInParallel(t *testing.T) {
 		if out[i].Digest != want || fileDigest(p) != want {
 			t.Fatalf("%s: digest %q, want %q", p, out[i].Digest, want)
 		}
+	}
+}
+
+// An attack on the parallel digests and the digest cache: a settled,
+// approved whole-tree pin of a few runs of digestRun files, taken by
+// several goroutines, in which files at the runs' edges are changed in
+// every way that keeps a cheap stamp (same size, modification time put
+// back; a new file renamed over the old with the old times; two files of
+// one size swapped) and left to settle. Whether the digests come from this
+// process's memory or from the cache file written before the change, every
+// changed file gets its new content's digest, the server asks again, and
+// only the changed files are read. Not parallel: it empties the process's
+// digest cache and sets GOMAXPROCS.
+func TestTreePinChangesSeenThroughCaches(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	n := 3*digestRun + 7
+	home, proj := treeProject(t, n)
+	file := func(i int) string {
+		return filepath.Join(proj, "app", "src", fmt.Sprintf("d%03d", i/100), fmt.Sprintf("f%05d.js", i))
+	}
+	rel := func(i int) string {
+		r, _ := filepath.Rel(proj, file(i))
+		return filepath.ToSlash(r)
+	}
+	o := Options{Home: home, Cwd: proj}
+	load := func(fresh bool) (*Server, int64) {
+		t.Helper()
+		if fresh {
+			forgetTreeDigests()
+		}
+		before := digestReads.Load()
+		g, err := Load(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := g.Server("custom")
+		return s, digestReads.Load() - before
+	}
+	time.Sleep(safefile.RacyWindow + 200*time.Millisecond)
+	if s, reads := load(true); s.State != Ready || reads != int64(n) {
+		t.Fatalf("settled: %s (%s), %d read", s.State, s.Reason, reads)
+	}
+	if s, reads := load(false); s.State != Ready || reads != 0 {
+		t.Fatalf("again: %s (%s), %d read, want none", s.State, s.Reason, reads)
+	}
+	saved, err := os.ReadFile(TreeCachePath(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := map[string]string{} // changed file → its new digest
+	keepTimes := func(p string, fi os.FileInfo) {
+		if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, i := range []int{1, digestRun - 1, digestRun, 2*digestRun - 1, 2 * digestRun, 3*digestRun - 1, 3 * digestRun, n - 1} {
+		p := file(i)
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		content := fmt.Appendf(nil, "// FILE %d\n", i) // the same size
+		switch k % 2 {
+		case 0: // rewritten in place
+			os.WriteFile(p, content, 0o755)
+		case 1: // a new file renamed over it
+			os.WriteFile(p+".new", content, 0o755)
+			keepTimes(p+".new", fi)
+			if err := os.Rename(p+".new", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		keepTimes(p, fi)
+		want[rel(i)] = digest.Bytes(content)
+	}
+	// two files of one size swapped, at the edge of two runs
+	a, b := file(digestRun+1), file(2*digestRun+1)
+	os.Rename(a, a+".tmp")
+	os.Rename(b, a)
+	os.Rename(a+".tmp", b)
+	want[rel(digestRun+1)] = digest.Bytes(fmt.Appendf(nil, "// file %d\n", 2*digestRun+1))
+	want[rel(2*digestRun+1)] = digest.Bytes(fmt.Appendf(nil, "// file %d\n", digestRun+1))
+	time.Sleep(safefile.RacyWindow + 200*time.Millisecond)
+
+	check := func(how string, fresh bool) {
+		t.Helper()
+		s, reads := load(fresh)
+		if s.State != ApprovalChanged {
+			t.Errorf("%s: %s (%s), want approval-changed", how, s.State, s.Reason)
+		}
+		seen := 0
+		for _, p := range s.Pinned {
+			if d, ok := want[p.Path]; ok {
+				seen++
+				if p.Digest != d {
+					t.Errorf("%s: %s has digest %s, its content's is %s", how, p.Path, p.Digest, d)
+				}
+			}
+		}
+		if seen != len(want) || reads != int64(len(want)) {
+			t.Errorf("%s: %d changed files pinned, %d files read, want %d and %d", how, seen, reads, len(want), len(want))
+		}
+	}
+	check("this process, its memory from before", false)
+	if err := os.WriteFile(TreeCachePath(home), saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("the next process, the cache file from before", true)
+}
+
+// An attack on the parallel digests' memory: a package of a few runs of
+// files, several of them large (up to maxPinnedFile each, 256 MiB), is
+// digested by up to eight goroutines at once; read whole, their contents
+// are in memory side by side (eight times what one read held before the
+// digests were taken in parallel), enough to have the helper killed on a
+// small machine. Each is streamed instead: digesting them all allocates
+// less than one of them. Not parallel: it sets GOMAXPROCS and measures the
+// process's allocations.
+func TestFileDigestsStreamed(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	dir := t.TempDir()
+	const big = 32 << 20
+	var ps []string
+	for i := range 2*digestRun + 1 {
+		p := filepath.Join(dir, fmt.Sprintf("f%04d.js", i))
+		if err := os.WriteFile(p, fmt.Appendf(nil, "// %d\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i%64 == 0 {
+			if err := os.Truncate(p, big); err != nil { // sparse: no disk
+				t.Fatal(err)
+			}
+		}
+		ps = append(ps, p)
+	}
+	out := make([]PinnedFile, len(ps))
+	forgetTreeDigests()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fileDigests(ps, out)
+	runtime.ReadMemStats(&after)
+	bigWant := func(i int) string {
+		data := make([]byte, big)
+		copy(data, fmt.Appendf(nil, "// %d\n", i))
+		return digest.Bytes(data)
+	}
+	for i := range ps {
+		want := digest.Bytes(fmt.Appendf(nil, "// %d\n", i))
+		if i%64 == 0 {
+			want = bigWant(i)
+		}
+		if out[i].Digest != want {
+			t.Fatalf("%s: digest %s, want %s", ps[i], out[i].Digest, want)
+		}
+	}
+	t.Logf("%d files digested, %d KiB allocated", len(ps), (after.TotalAlloc-before.TotalAlloc)>>10)
+	if n := after.TotalAlloc - before.TotalAlloc; n >= big {
+		t.Errorf("digesting %d files, %d of %d MiB, allocated %d MiB", len(ps), (len(ps)+63)/64, big>>20, n>>20)
 	}
 }

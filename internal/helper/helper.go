@@ -179,11 +179,15 @@ var errTooLong = fmt.Errorf("request line longer than %d bytes", maxLine)
 
 // readLine reads up to LF only. A line that fits r's buffer is returned
 // in place, without a copy: it is valid until the next read from r, and
-// Serve answers it, copying what it keeps, before reading again.
+// Serve answers it, copying what it keeps, before reading again. Its
+// capacity ends with it: the buffer holds the next requests already when
+// the extension writes them side by side, and an append to this line (or
+// to any part of it, the params) copies instead of writing over them.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	chunk, err := r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		return bytes.TrimSuffix(chunk, []byte("\n")), err
+		line := bytes.TrimSuffix(chunk, []byte("\n"))
+		return line[:len(line):len(line)], err
 	}
 	buf := append([]byte(nil), chunk...)
 	for {

@@ -306,3 +306,29 @@ func TestPiPathForms(t *testing.T) {
 		}
 	}
 }
+
+// An attack on the per-command reads and writes sharing one array: a path
+// the policy lets a command read but not write (.env.example, in
+// allowReadPaths), read first and then written, by the same command or a
+// later one. Each command's writes are told apart from the reads before
+// them (deduplicated among themselves only), so the write is judged as a
+// write and blocked; read alone, it is allowed.
+func TestShellWriteAfterReadOfReadOnlyPath(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	if d := p.Decide(call("bash", "command", "cat .env.example"), testFacts()); d.Action != ActionAllow {
+		t.Fatalf("control, a read: %s %s (%s)", d.Action, d.Code, d.Reason)
+	}
+	for _, cmd := range []string{
+		"sed -i s/a/b/ .env.example",
+		"cat .env.example; echo x > .env.example",
+		"cat .env.example && cp src/a.go .env.example",
+		"cat src/a.go .env.example | tee .env.example",
+		"cd src && cat ../.env.example; cp a.go ../.env.example",
+		"cat .env.example; ls; ls src; cat main.go; echo x > .env.example",
+	} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionBlock || d.Code != CodeShellProtectedWrite {
+			t.Errorf("%s: %s %s (%s), want a block as a protected write", cmd, d.Action, d.Code, d.Reason)
+		}
+	}
+}

@@ -113,6 +113,38 @@ func Read(path string, o Options) ([]byte, error) {
 	return data, nil
 }
 
+// Sum is the SHA-256 of path's content, read as Read reads it (a regular
+// file of at most o.Max bytes, and as o says, with the same errors), through
+// a buffer of at most 64 KiB: a large file is never held whole in memory,
+// however many are digested at once.
+func Sum(path string, o Options) ([sha256.Size]byte, error) {
+	if o.UTF8 { // validated whole
+		data, err := Read(path, o)
+		if err != nil {
+			return [sha256.Size]byte{}, err
+		}
+		return sha256.Sum256(data), nil
+	}
+	f, fi, err := open(path, o)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	defer f.Close()
+	limit := o.max()
+	h := sha256.New()
+	buf := make([]byte, min(max(fi.Size()+1, 512), 64<<10))
+	n, err := io.CopyBuffer(h, io.LimitReader(f, limit+1), buf)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if n > limit {
+		return [sha256.Size]byte{}, &Error{Path: path, Err: ErrTooLarge, Detail: "over " + size(limit)}
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
 func (o Options) max() int64 {
 	if o.Max <= 0 {
 		return DefaultMax

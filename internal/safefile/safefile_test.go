@@ -1,7 +1,9 @@
 package safefile
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -104,5 +106,51 @@ func TestStampSeesRewriteWithinOneTick(t *testing.T) {
 	}
 	if StampOf(filepath.Join(t.TempDir(), "missing")).Exists {
 		t.Fatal("a missing path exists")
+	}
+}
+
+// TestSumAsRead: Sum streams what Read would return and refuses what Read
+// refuses, with the same error, without a hang (a FIFO, a device, a
+// folder, a file past the limit, a missing one).
+func TestSumAsRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, nil, 0o644)
+	os.Truncate(big, 1<<30)
+	paths := []string{fifo, big, "/dev/zero", dir, filepath.Join(dir, "missing")}
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 65535, 65536, 200000} {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", n))
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + n)
+		}
+		os.WriteFile(p, data, 0o644)
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		for _, o := range []Options{{}, {Max: 4096}, {Max: 65536}, {UTF8: true}} {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				data, rerr := Read(p, o)
+				sum, serr := Sum(p, o)
+				if (rerr == nil) != (serr == nil) || rerr != nil && rerr.Error() != serr.Error() {
+					t.Errorf("%s %+v: Sum's error %v, Read's %v", p, o, serr, rerr)
+				}
+				if rerr == nil && sum != sha256.Sum256(data) {
+					t.Errorf("%s %+v: Sum is not the digest of what Read reads", p, o)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s %+v: Sum hangs", p, o)
+			}
+		}
 	}
 }
