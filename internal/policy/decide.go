@@ -211,8 +211,11 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 		}
 		for _, v := range variants(c.value, call.ToolName) {
 			if pat, ok := p.protectedHit(v, f, hs, exemptRead, false); ok {
-				return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: pat, Subject: v,
-					Reason: fmt.Sprintf("%s.%s names %q, a protected path (rule %q); piagent keeps credentials and its own state away from tools", call.ToolName, c.field, v, pat)}
+				reason := fmt.Sprintf("%s.%s names %q, a protected path (rule %q); piagent keeps credentials and its own state away from tools", call.ToolName, c.field, v, pat)
+				if p.readableOnly(v, f, hs) {
+					reason = fmt.Sprintf("%s.%s names %q, a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined (a shell's, git's or an editor's start-up file, a program on PATH), and the examples of secrets' files as they are", call.ToolName, c.field, v, pat)
+				}
+				return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: pat, Subject: v, Reason: reason}
 			}
 		}
 	}
@@ -384,6 +387,18 @@ func (p *Policy) matchForm(segs, hs []string, exemptRead, shell bool) (string, b
 		return "", false // .env.example.bak, .env.template: a copy of no secret
 	}
 	return hit, true
+}
+
+// readableOnly reports whether the path string s, in any of its forms, is
+// in allowReadPaths: protected, yet readable by every tool.
+func (p *Policy) readableOnly(s string, f *Facts, hs []string) bool {
+	r := resolvePath(s, f)
+	for _, form := range [3]string{r.clean, r.raw, r.real} {
+		if form != "" && firstMatch(p.allowRead, splitPath(strings.ToLower(form)), hs) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // exampleName reports whether a .env file's name marks it as an example
