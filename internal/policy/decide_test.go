@@ -349,7 +349,7 @@ func TestStartupFilesReadNotWritten(t *testing.T) {
 		"~/.bashrc", "~/.profile", "~/.zshenv", "~/.bash_profile", "/home/u/.config/fish/config.fish",
 		"~/.config/systemd/user/x.service", "~/.config/autostart/x.desktop", "~/.gitconfig", "~/.config/git/config",
 		"~/.vimrc", "~/.config/nvim/init.lua", "~/.local/lib/python3.12/site-packages/evil.pth",
-		"~/.local/bin/git", "~/bin/ls", "~/.claude/settings.json",
+		"~/.local/bin/git", "~/bin/ls", "~/.claude/settings.json", "~/.gemini/settings.json",
 	}
 	for _, path := range later {
 		for _, c := range []Call{
