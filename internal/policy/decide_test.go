@@ -350,7 +350,8 @@ func TestStartupFilesReadNotWritten(t *testing.T) {
 		"~/.config/systemd/user/x.service", "~/.config/autostart/x.desktop", "~/.gitconfig", "~/.config/git/config",
 		"~/.vimrc", "~/.config/nvim/init.lua", "~/.local/lib/python3.12/site-packages/evil.pth",
 		"~/.local/bin/git", "~/bin/ls", "~/.claude/settings.json", "~/.gemini/settings.json",
-		"~/.bashrc.d/10-evil.sh", "~/.oh-my-zsh/custom/evil.zsh", "~/.BashRC",
+		"~/.bashrc.d/10-evil.sh", "~/.oh-my-zsh/custom/evil.zsh", "~/.BashRC", "~/.bash_aliases",
+		"~/.config/go/env", "~/.cargo/config.toml", "~/.gradle/init.d/evil.gradle", "~/.config/pip/pip.conf",
 	}
 	for _, path := range later {
 		for _, c := range []Call{
