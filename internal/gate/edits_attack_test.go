@@ -103,17 +103,18 @@ func TestEditHardLinkRemovedBeforeCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(alias)
+	// Counted in answers, not time: a loaded machine makes one answer slow.
 	start := time.Now()
-	for {
+	for ready := 0; ; ready++ {
 		g, err = c.Get(o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, _ := g.Server("s")
 		if s.State != Ready {
-			t.Logf("seen after %v: %s", time.Since(start).Round(time.Millisecond), s.State)
-			if time.Since(start) > 100*time.Millisecond {
-				t.Errorf("BROKEN (bounded): the rewritten pinned file was answered ready for %v", time.Since(start).Round(time.Millisecond))
+			t.Logf("seen after %d answers ready, %v: %s", ready, time.Since(start).Round(time.Millisecond), s.State)
+			if ready > 0 {
+				t.Errorf("BROKEN (bounded): the rewritten pinned file was answered ready %d times over %v", ready, time.Since(start).Round(time.Millisecond))
 			}
 			return
 		}
