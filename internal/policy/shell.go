@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/piagent/piagent/internal/shell"
 )
 
 // shellOutcome is what shell analysis concluded about one command string.
@@ -103,6 +105,16 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				}
 			}
 		}
+	}
+
+	if d, ok := p.startupTreeBlock(a, f, hs); ok {
+		return shellOutcome{block: &d}
+	}
+	if d, ok := p.procWriteBlock(a, f, hs); ok {
+		return shellOutcome{block: &d}
+	}
+	if d, ok := goEnvElsewhere(a); ok {
+		return shellOutcome{block: &d}
 	}
 
 	// The intent.
@@ -543,4 +555,174 @@ func markExpansions(s string) string {
 
 func isNameByte(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// startupTreeBlock stops a command that creates, replaces, moves or removes
+// a folder at or above a start-up file (a path protected and readable only,
+// under the home): the file a copy or link into a folder creates
+// (DEST/<base of the source>), and a folder moved or copied over ~/.local,
+// ~/.gradle or ~/.config/go, which holds the files the next shell, build or
+// login runs, whether they exist yet or not.
+func (p *Policy) startupTreeBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	for _, w := range shell.Trees(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit)
+		}
+		if lit == "" || strings.HasPrefix(lit, "?") {
+			continue
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command creates, replaces, moves or removes %q, at or above a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined, as it is", w.Lit, pat)}, true
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// holdsStartup reports the start-up pattern (protected, readable only,
+// anchored at the home or the root) that a path is, or lies above.
+func (p *Policy) holdsStartup(segs, hs []string) (string, bool) {
+	for i := range p.allowRead {
+		e := &p.allowRead[i]
+		if firstMatchPattern(p.protected, e.pattern) == "" {
+			continue // lifted by the person's policy
+		}
+		for j := range e.globs {
+			g := &e.globs[j]
+			if g.anchor == anyDepth {
+				continue
+			}
+			if ancestorOf(segs, g.absSegs(hs)) {
+				return e.pattern, true
+			}
+		}
+	}
+	return "", false
+}
+
+func firstMatchPattern(set []entry, pattern string) string {
+	for i := range set {
+		if set[i].pattern == pattern {
+			return pattern
+		}
+	}
+	return ""
+}
+
+// ancestorOf reports whether the concrete segments are a path some match
+// of the glob segments lies at or below.
+func ancestorOf(segs []string, pat []gseg) bool {
+	for i, s := range segs {
+		if i >= len(pat) {
+			return false
+		}
+		if pat[i].dstar {
+			return true
+		}
+		if !segMatch(pat[i], s) {
+			return false
+		}
+	}
+	return true
+}
+
+// procWriteBlock stops the writes whose file the policy cannot know from the
+// path: /proc/self, /proc/thread-self and /dev/fd are the writing process's
+// own (its cwd, its root, its descriptors), not the helper's; a path below
+// a descriptor or a cwd there names a file in whatever folder it holds; and
+// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N and /proc/*/fd/N open
+// the descriptor's file again, for writing, so a start-up file the command
+// opened for reading (cmd 3< ~/.bashrc) would be written through them.
+func (p *Policy) procWriteBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	readsGuarded := false
+	for i := range a.Commands {
+		for _, w := range a.ReadsAt(i) {
+			if _, hit := p.shellPathBlock(w, f, hs, false); hit {
+				readsGuarded = true // a path the command could not write
+			}
+		}
+	}
+	for _, w := range shell.Writes(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit) + "x/x"
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [2]string{r.clean, r.raw} {
+			kind := procKind(strings.ToLower(form))
+			if kind == procNone || kind == procFD && !readsGuarded {
+				continue
+			}
+			why := "a path below a process's descriptor or folder, which names a file the policy cannot see"
+			if kind == procFD {
+				why = "a descriptor's file opened again for writing, and the command reads a protected path"
+			}
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
+				Reason: fmt.Sprintf("the shell command writes %q, %s; write the file by its own name", w.Lit, why)}, true
+		}
+	}
+	return Decision{}, false
+}
+
+type procPath int
+
+const (
+	procNone procPath = iota
+	procFD            // a descriptor itself: /dev/stdout, /dev/fd/1, /proc/self/fd/1
+	procBelow         // below a process's descriptor, cwd, root or anything else of /proc
+)
+
+func procKind(p string) procPath {
+	switch p {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return procFD
+	}
+	segs := splitPath(p)
+	if len(segs) == 0 {
+		return procNone
+	}
+	switch {
+	case segs[0] == "dev" && len(segs) >= 2 && segs[1] == "fd":
+		if len(segs) == 3 {
+			return procFD
+		}
+		return procBelow
+	case segs[0] == "proc":
+		if len(segs) == 4 && segs[2] == "fd" {
+			return procFD
+		}
+		return procBelow
+	}
+	return procNone
+}
+
+// goEnvElsewhere stops `go env -w` on a line that sets GOENV: go then
+// writes NAME=VALUE lines into the file GOENV names, which may be the
+// person's ~/.bashrc ($(…) in a value runs at the next shell).
+func goEnvElsewhere(a *shell.Analysis) (Decision, bool) {
+	setsGoenv := false
+	for _, as := range a.Assignments {
+		if as.Name == "GOENV" {
+			setsGoenv = true
+		}
+	}
+	if !setsGoenv {
+		return Decision{}, false
+	}
+	for i := range a.Commands {
+		for _, w := range a.WritesAt(i) {
+			if w.Lit == shell.GoEnvFile {
+				return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: "GOENV",
+					Reason: "the shell command sets GOENV and runs go env -w or -u, which writes the file GOENV names; piagent cannot tell whether that is a start-up file"}, true
+			}
+		}
+	}
+	return Decision{}, false
 }

@@ -162,6 +162,11 @@ func inDirs(w Word, dirs []string, out func(Word)) {
 		default:
 			j := w
 			j.Lit = joinDir(d, w.Lit)
+			if hasDotDot(w.Lit) && d != "?" {
+				// The kernel steps up from where a link in d leads:
+				// keep the path as written for the policy to resolve.
+				j.Lit = strings.TrimSuffix(d, "/") + "/" + w.Lit
+			}
 			if w.Dynamic {
 				j.Pattern = escapeLit(d) + "/" + w.Pattern
 			}
@@ -408,6 +413,9 @@ func commandIO(c *Command, s *sink) {
 	}
 	for _, code := range codeArgs(c) {
 		s.both(codeLiterals(code)...)
+	}
+	if name == "go" {
+		goEnvIO(args, s)
 	}
 	if programIO(name, args, s) {
 		return
@@ -875,7 +883,18 @@ func copyIO(name string, args []Word, s *sink) {
 		s.tree(dest...)
 	case "ln", "link":
 		s.links = append(s.links, pos...)
+		if name == "link" || !has(flags, "-s", "--symbolic") {
+			// A hard link is the file under a second name: writing the
+			// link writes it, and no symlink shows where it leads.
+			s.write(pos...)
+		}
 	case "cp", "install":
+		if name == "cp" && has(flags, "-l", "--link") {
+			s.write(pos...) // hard links, as ln makes them
+			if recursive {
+				s.tree(pos...)
+			}
+		}
 		if recursive {
 			s.tree(dest...)
 			for _, p := range pos {
@@ -1278,5 +1297,24 @@ func gitConfigIO(args []Word, s *sink) {
 	}
 	if (write || operands >= 2) && (file.Lit != "" || file.Dynamic) {
 		s.write(file)
+	}
+}
+
+// GoEnvFile is the file `go env -w` and `go env -u` write when GOENV is not
+// set: os.UserConfigDir()/go/env. GOFLAGS=-toolexec there runs a program
+// at the person's next go build.
+const GoEnvFile = "~/.config/go/env"
+
+// goEnvIO: `go env -w NAME=VALUE` and `go env -u NAME` write go's
+// environment file.
+func goEnvIO(args []Word, s *sink) {
+	if len(args) == 0 || args[0].Dynamic || args[0].Lit != "env" {
+		return
+	}
+	for _, a := range args[1:] {
+		if a.Dynamic || a.Lit == "-w" || a.Lit == "-u" || strings.HasPrefix(a.Lit, "-w=") || strings.HasPrefix(a.Lit, "-u=") {
+			s.write(Word{Lit: GoEnvFile})
+			return
+		}
 	}
 }
