@@ -674,9 +674,9 @@ func (p *Policy) procWriteBlock(a *shell.Analysis, f *Facts, hs []string) (Decis
 type procPath int
 
 const (
-	procNone procPath = iota
-	procFD            // a descriptor itself: /dev/stdout, /dev/fd/1, /proc/self/fd/1
-	procBelow         // below a process's descriptor, cwd, root or anything else of /proc
+	procNone  procPath = iota
+	procFD             // a descriptor itself: /dev/stdout, /dev/fd/1, /proc/self/fd/1
+	procBelow          // below a process's descriptor, cwd, root or anything else of /proc
 )
 
 func procKind(p string) procPath {
