@@ -107,6 +107,23 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 		}
 	}
 
+	if f.HardLinks != nil {
+		for i, c := range cmds {
+			switch path.Base(c.Name) {
+			case "rm", "unlink", "mv", "ln", "link", "trash", "trash-put", "rmdir":
+				continue // a name removed or replaced: the file's other names keep it
+			}
+			for _, w := range a.WritesAt(i) {
+				if w.Dynamic || strings.HasPrefix(w.Lit, "?/") {
+					continue
+				}
+				if d, ok := p.hardLinkBlock("the shell command", w.Lit, f); ok {
+					d.Code = CodeShellProtectedWrite
+					return shellOutcome{block: &d}
+				}
+			}
+		}
+	}
 	if d, ok := p.startupTreeBlock(a, f, hs); ok {
 		return shellOutcome{block: &d}
 	}
