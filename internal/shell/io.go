@@ -417,6 +417,7 @@ func commandIO(c *Command, s *sink) {
 	if name == "go" {
 		goEnvIO(args, s)
 	}
+	settingsIO(name, args, s)
 	if programIO(name, args, s) {
 		return
 	}
@@ -1317,4 +1318,81 @@ func goEnvIO(args []Word, s *sink) {
 			return
 		}
 	}
+}
+
+// settingsIO: the commands that write a package manager's or the user's
+// service manager's settings in the home, the way git config --global
+// writes ~/.gitconfig: npm config set (~/.npmrc: script-shell,
+// node-options run at the next npm run), pip config set
+// (~/.config/pip/pip.conf: an index of another's), yarn config set
+// (~/.yarnrc, or ~/.yarnrc.yml with --home), and systemctl --user link,
+// enable, edit… (~/.config/systemd/user: a unit the next login starts).
+func settingsIO(name string, args []Word, s *sink) {
+	sub := func(i int) string {
+		n := 0
+		for _, a := range args {
+			if a.Dynamic {
+				return "?"
+			}
+			if strings.HasPrefix(a.Lit, "-") {
+				continue
+			}
+			if n == i {
+				return a.Lit
+			}
+			n++
+		}
+		return ""
+	}
+	setting := func(verb string) bool {
+		switch verb {
+		case "set", "delete", "unset", "rm", "edit", "fix", "?":
+			return true
+		}
+		return false
+	}
+	switch {
+	case name == "npm" || name == "pnpm":
+		if c := sub(0); c == "set" || c == "?" || (c == "config" || c == "c") && setting(sub(1)) {
+			s.write(Word{Lit: "~/.npmrc"})
+		}
+	case name == "pip" || strings.HasPrefix(name, "pip3"):
+		if sub(0) == "config" && setting(sub(1)) {
+			s.write(Word{Lit: "~/.config/pip/pip.conf"}, Word{Lit: "~/.pip/pip.conf"})
+		}
+	case strings.HasPrefix(name, "python"):
+		for i, a := range args {
+			if a.Lit == "-m" && i+1 < len(args) && (args[i+1].Lit == "pip" || args[i+1].Dynamic) {
+				settingsIO("pip", args[i+2:], s)
+				return
+			}
+		}
+	case name == "yarn":
+		if sub(0) == "config" && setting(sub(1)) {
+			s.write(Word{Lit: "~/.yarnrc"})
+			if has(flagsOf(args), "-H", "--home") {
+				s.write(Word{Lit: "~/.yarnrc.yml"})
+			}
+		}
+	case name == "systemctl":
+		user := false
+		for _, a := range args {
+			if a.Lit == "--user" || a.Dynamic {
+				user = true
+			}
+		}
+		switch v := sub(0); {
+		case !user:
+		case v == "?" || v == "link" || v == "enable" || v == "reenable" || v == "disable" || v == "mask" ||
+			v == "unmask" || v == "edit" || v == "add-wants" || v == "add-requires" || v == "set-property" ||
+			v == "revert" || v == "preset" || v == "preset-all" || v == "set-environment" || v == "import-environment":
+			s.write(Word{Lit: "~/.config/systemd/user/" + v})
+		}
+	}
+}
+
+// flagsOf is every option word of args, split as GNU tools split them.
+func flagsOf(args []Word) []optVal {
+	flags, _ := parseGNU(args, opts{})
+	return flags
 }
