@@ -218,3 +218,38 @@ func TestRed4SettingsCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRed4MoreStartupFiles: files of the promised kinds the first list
+// missed: systemd's ~/.local/share/systemd/user, Emacs's ~/.config/emacs
+// and Vim's ~/.config/vim, neovim's plugins, gradle's init.gradle.kts and
+// gradle.properties (org.gradle.jvmargs=-javaagent:…), rustup's
+// ~/.cargo/env (sourced by ~/.profile) and ~/.cargo/bin (first on PATH).
+func TestRed4MoreStartupFiles(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, path := range []string{
+		"~/.local/share/systemd/user/evil.service", "~/.config/emacs/init.el", "~/.emacs.el",
+		"~/.config/vim/vimrc", "~/.exrc", "~/.local/share/nvim/site/plugin/evil.lua",
+		"~/.local/share/nvim/lazy/plenary.nvim/plugin/x.lua", "~/.gradle/init.gradle.kts",
+		"~/.gradle/gradle.properties", "~/.cargo/env", "~/.cargo/bin/git", "~/.m2/settings.xml",
+		"~/.config/plasma-workspace/env/evil.sh", "~/.config/direnv/direnvrc", "~/.config/starship.toml",
+		"~/.ipython/profile_default/startup/00-evil.py",
+	} {
+		for _, c := range []Call{
+			call("write", "path", path, "content", "x"),
+			call("bash", "command", "echo x >> "+path),
+		} {
+			if d := p.Decide(c, testFacts()); d.Action != ActionBlock {
+				t.Errorf("%s %v: %s %s, want a block", c.ToolName, c.Input, d.Action, d.Code)
+			}
+		}
+		if d := p.Decide(call("read", "path", path), testFacts()); d.Action != ActionAllow {
+			t.Errorf("read %s: %s %s (%s), want it allowed", path, d.Action, d.Code, d.Reason)
+		}
+	}
+	for _, path := range []string{"~/.cargo/registry/cache/x.crate", "~/.gradle/caches/x.bin", "~/.local/share/notes.txt"} {
+		if d := p.Decide(call("write", "path", path, "content", "x"), testFacts()); d.Action != ActionAllow {
+			t.Errorf("control write %s: %s %s (%s)", path, d.Action, d.Code, d.Reason)
+		}
+	}
+}
