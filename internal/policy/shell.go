@@ -133,6 +133,9 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 	if d, ok := goEnvElsewhere(a); ok {
 		return shellOutcome{block: &d}
 	}
+	if d, ok := p.unseenByReader(a, f, hs); ok {
+		return shellOutcome{block: &d}
+	}
 
 	// The intent.
 	in := intentRead
@@ -738,6 +741,68 @@ func goEnvElsewhere(a *shell.Analysis) (Decision, bool) {
 			if w.Lit == shell.GoEnvFile {
 				return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: "GOENV",
 					Reason: "the shell command sets GOENV and runs go env -w or -u, which writes the file GOENV names; piagent cannot tell whether that is a start-up file"}, true
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// unseenByReader stops what makes the shell run or write something other
+// than the words the reader reads: an alias with expand_aliases on (the
+// alias's text, a redirection included, is the command), and GIT_WORK_TREE
+// (git checkout writes the work tree it names, ~ included).
+func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	aliases, expand := false, false
+	for _, c := range a.Commands {
+		switch path.Base(c.Name) {
+		case "alias":
+			aliases = aliases || len(c.Argv) > 1
+		case "shopt":
+			for _, w := range c.Argv[1:] {
+				if w.Dynamic || w.Lit == "expand_aliases" {
+					expand = true
+				}
+			}
+		}
+	}
+	if aliases && expand {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: "alias",
+			Reason: "the shell command turns on expand_aliases and defines an alias: the alias's text (a redirection included) becomes the command, which piagent does not read; write the command out"}, true
+	}
+	git, copies := false, false
+	for _, c := range a.Commands {
+		switch path.Base(c.Name) {
+		case "git":
+			git = true
+		case "cp", "mv", "ln", "install", "link":
+			copies = true
+		}
+	}
+	for _, as := range a.Assignments {
+		if copies && (as.Name == "SIMPLE_BACKUP_SUFFIX" || as.Name == "VERSION_CONTROL") {
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: as.Name,
+				Reason: fmt.Sprintf("the shell command sets %s and copies, moves or links: a backup's name (DEST<suffix>) may be a start-up file; give the suffix with -S", as.Name)}, true
+		}
+	}
+	for _, as := range a.Assignments {
+		if !git || as.Name != "GIT_WORK_TREE" && as.Name != "GIT_DIR" && as.Name != "GIT_CONFIG_PARAMETERS" && as.Name != "GIT_CONFIG_COUNT" {
+			continue
+		}
+		v := as.Value
+		if as.Name != "GIT_WORK_TREE" || v.Dynamic || v.Lit == "" {
+			// another repository's core.worktree, or one given in the
+			// environment, may be any folder
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: as.Name,
+				Reason: fmt.Sprintf("the shell command sets %s for git, whose work tree (what checkout and reset write) piagent then cannot tell", as.Name)}, true
+		}
+		r := resolvePath(v.Lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: v.Lit,
+					Reason: fmt.Sprintf("the shell command sets GIT_WORK_TREE to %q, a folder at or above a path tools may read but not write (rule %q)", v.Lit, pat)}, true
 			}
 		}
 	}

@@ -320,7 +320,7 @@ func codeArgs(c *Command) []Word {
 	args := c.Argv[1:]
 	switch name {
 	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
-		flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
+		flags, pos := parseGNU(args, opts{short: "fvFil", long: " file assign field-separator source include load "})
 		code := values(flags, "--source")
 		if !has(flags, "-f", "--file") && len(pos) > 0 {
 			code = append(code, pos[0])
@@ -403,6 +403,7 @@ func commandIO(c *Command, s *sink) {
 	}
 	name := progName(c.Argv[0].Lit)
 	args := c.Argv[1:]
+	settingsIO(name, args, s)
 	if spec, ok := catLike[name]; ok {
 		catIO(name, spec, args, s)
 		return
@@ -417,7 +418,6 @@ func commandIO(c *Command, s *sink) {
 	if name == "go" {
 		goEnvIO(args, s)
 	}
-	settingsIO(name, args, s)
 	if programIO(name, args, s) {
 		return
 	}
@@ -568,10 +568,19 @@ func awkIO(args []Word, s *sink) {
 			s.read(p)
 		}
 	}
-	for _, v := range values(flags, "-i") {
-		if v.Lit == "inplace" {
-			s.write(pos...)
+	inplace := false
+	for _, v := range values(flags, "-i", "--include") {
+		if v.Dynamic || strings.Contains(strings.ToLower(v.Lit), "inplace") {
+			inplace = true
 		}
+	}
+	for _, a := range args {
+		if a.Dynamic || strings.Contains(strings.ToLower(a.Lit), "inplace") {
+			inplace = true // @include "inplace" in the program, -iinplace
+		}
+	}
+	if inplace {
+		s.write(pos...)
 	}
 }
 
@@ -696,6 +705,8 @@ func patchIO(args []Word, s *sink) {
 	s.read(values(flags, "-i", "--input")...)
 	s.write(values(flags, "-o", "--output")...)
 	s.write(pos...)
+	// patch -d DIR writes the files the diff names below DIR
+	s.tree(values(flags, "-d", "--directory")...)
 }
 
 // interpreterIO: an interpreter reads its script (the first operand, when
@@ -856,7 +867,7 @@ func jqIO(name string, args []Word, s *sink) {
 }
 
 func copyIO(name string, args []Word, s *sink) {
-	o := opts{short: "tS", long: " target-directory suffix backup "}
+	o := opts{short: "tS", long: " target-directory suffix "}
 	if name == "install" {
 		o = opts{short: "gmotS", long: " group mode owner target-directory suffix strip-program "}
 	}
@@ -876,6 +887,32 @@ func copyIO(name string, args []Word, s *sink) {
 	}
 	s.write(dest...)
 	s.read(pos...)
+	if has(flags, "-b", "--backup", "-S", "--suffix") {
+		// The file a backup renames the destination to: DEST<suffix>
+		// (DEST/<base><suffix> in a folder), the suffix given here, or
+		// "~" (SIMPLE_BACKUP_SUFFIX set on the line is the policy's);
+		// cp -b -S rc x ~/.bash makes the old ~/.bash ~/.bashrc.
+		suffix := Word{Lit: "~"}
+		if v := values(flags, "-S", "--suffix"); len(v) > 0 {
+			suffix = v[len(v)-1]
+		}
+		for _, d := range dest {
+			lit := strings.TrimRight(d.Lit, "/")
+			names := []string{lit}
+			for _, p := range pos {
+				if b := baseName(strings.TrimRight(p.Lit, "/")); !p.Dynamic && b != "" && b != "." && b != ".." {
+					names = append(names, lit+"/"+b)
+				}
+			}
+			for _, n := range names {
+				if d.Dynamic || suffix.Dynamic {
+					s.write(Word{Lit: n + suffix.Lit, Dynamic: true, Expands: true, Pattern: "**"})
+					continue
+				}
+				s.write(Word{Lit: n + suffix.Lit})
+			}
+		}
+	}
 	recursive := has(flags, "-r", "-R", "-a", "--recursive", "--archive")
 	switch name {
 	case "mv":
@@ -1246,6 +1283,27 @@ func gitIO(args []Word, s *sink) {
 	switch sub.Lit {
 	case "checkout", "restore", "rm", "mv", "apply", "am", "switch", "stash", "clean", "reset", "worktree", "clone", "init", "submodule", "sparse-checkout", "merge", "rebase", "pull", "cherry-pick", "revert":
 		s.both(pos...)
+		// the work tree these write: -C and --work-tree move it (and
+		// what the operands are relative to), clone and worktree add
+		// make one at their last operand
+		for k := 0; k < i; k++ {
+			switch a := args[k]; {
+			case (a.Lit == "-C" || a.Lit == "--work-tree") && k+1 < i:
+				s.tree(args[k+1])
+				k++
+			case strings.HasPrefix(a.Lit, "--work-tree="):
+				s.tree(trimWord(a, "--work-tree="))
+			case a.Lit == "--git-dir" || strings.HasPrefix(a.Lit, "--git-dir=") ||
+				a.Lit == "-c" && k+1 < i && strings.HasPrefix(strings.ToLower(args[k+1].Lit), "core.worktree") ||
+				strings.HasPrefix(strings.ToLower(a.Lit), "-ccore.worktree") || a.Lit == "-c" && k+1 < i && args[k+1].Dynamic:
+				// another repository's core.worktree (or this one's
+				// given here) may be any folder, the home's included
+				s.write(Word{Lit: "$GIT_WORK_TREE", Dynamic: true, Expands: true, Pattern: "**"})
+			}
+		}
+		if sub.Lit == "clone" || sub.Lit == "worktree" || sub.Lit == "init" || sub.Lit == "submodule" {
+			s.tree(pos...)
+		}
 	case "commit", "tag", "branch", "push", "fetch", "remote", "config", "status", "log-level":
 		// operands are names, refs, messages
 		if sub.Lit == "config" {
@@ -1372,6 +1430,45 @@ func settingsIO(name string, args []Word, s *sink) {
 			s.write(Word{Lit: "~/.yarnrc"})
 			if has(flagsOf(args), "-H", "--home") {
 				s.write(Word{Lit: "~/.yarnrc.yml"})
+			}
+		}
+	case name == "history":
+		// history -w and -a write the history to a file: the operand, or
+		// HISTFILE
+		flags, pos := parseGNU(args, opts{short: "d"})
+		for _, f := range flags {
+			if f.name == "-w" || f.name == "-a" {
+				if len(pos) > 0 {
+					s.write(pos...)
+				} else {
+					s.write(Word{Lit: "$HISTFILE", Dynamic: true, Expands: true, Pattern: "**"})
+				}
+				break
+			}
+		}
+	case name == "script":
+		// script writes its typescript (default ./typescript) and logs
+		flags, pos := parseGNU(args, opts{short: "cEoTIOBm", long: " command echo log-in log-out log-io log-timing logging-format output-limit timing "})
+		s.write(values(flags, "-T", "-I", "-O", "-B", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing")...)
+		if len(pos) > 0 {
+			s.write(pos[0])
+		}
+	case name == "csplit":
+		flags, _ := parseGNU(args, opts{short: "fbn", long: " prefix suffix-format digits "})
+		for _, p := range values(flags, "-f", "--prefix") {
+			s.write(Word{Lit: p.Lit + "*", Dynamic: true, Expands: true, Pattern: escapeLit(p.Lit) + "*"})
+		}
+	case name == "cpio":
+		flags, pos := parseGNU(args, opts{short: "EFHIMORDeCc", long: " file format pattern-file io-size message owner rsh-command directory block-size "})
+		if has(flags, "-p", "--pass-through") && len(pos) > 0 {
+			s.write(pos[len(pos)-1])
+			s.tree(pos[len(pos)-1])
+		}
+		s.tree(values(flags, "-D", "--directory")...)
+	case name == "7z" || name == "7za" || name == "7zz" || name == "7zr":
+		for _, a := range args {
+			if strings.HasPrefix(a.Lit, "-o") {
+				s.tree(trimWord(a, "-o"))
 			}
 		}
 	case name == "systemctl":
