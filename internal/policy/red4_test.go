@@ -311,3 +311,36 @@ func TestRed4ShellWritersMissed(t *testing.T) {
 		}
 	}
 }
+
+// TestRed4ProgramsFromTheProject: a program the agent wrote into the project
+// (bash evil.sh, python3 evil.py, make, npm test, pip install .) writes
+// ~/.bashrc with a name it computes; no reading of the command line sees it.
+// Without the OS sandbox the shell's half of the promise rests on the
+// reader alone, and this is allowed. Not a reader's fix: it needs the
+// sandbox (or, where none can apply, the person's "require a sandbox"
+// choice, which blocks bash), so the test is skipped.
+func TestRed4ProgramsFromTheProject(t *testing.T) {
+	t.Skip("design: a script from the project writes what it likes; only the OS sandbox confines it (sandbox status, require-sandbox)")
+	p := mustMerge(t, "", "")
+	for _, cmd := range []string{"bash evil.sh", "python3 evil.py", "make", "npm test"} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionBlock {
+			t.Errorf("bash %q: %s, but evil.sh may write ~/.bashrc", cmd, d.Action)
+		}
+	}
+}
+
+// TestRed4SwapAfterTheDecision: the guard judges a write by the path as it
+// is when the tool_call hook runs; Pi's write and edit tools then open the
+// path, following links, in Pi's own process. A process the agent left
+// running (bash keeps detached descendants alive) can swap the project's
+// file, or a folder on its path, for a link to ~/.bashrc or ~ between the
+// decision and the open: a race the model may retry until it wins, and one
+// the OS sandbox does not stop (making a link in the project is allowed
+// there). Closing it needs the write itself to refuse links and second
+// names (open with O_NOFOLLOW on every component, or openat2
+// RESOLVE_BENEATH, and an fstat of what was opened: nlink 1, the device and
+// inode judged), that is piagent's own write and edit in place of Pi's, not
+// a policy rule.
+func TestRed4SwapAfterTheDecision(t *testing.T) {
+	t.Skip("design: time of check to time of use between the guard's decision and Pi's open; needs a write that refuses links when it opens")
+}
