@@ -344,3 +344,30 @@ func TestRed4ProgramsFromTheProject(t *testing.T) {
 func TestRed4SwapAfterTheDecision(t *testing.T) {
 	t.Skip("design: time of check to time of use between the guard's decision and Pi's open; needs a write that refuses links when it opens")
 }
+
+// TestRed4TildeForms: tilde-prefixes other than "~" name folders the
+// reader took for relative names: ~+ is PWD (cd .. then ~+/.bashrc), ~- is
+// OLDPWD, ~name a user's home (the person's own: ~u), and declare -n makes
+// a variable name another (r=HOME, then $r).
+func TestRed4TildeForms(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, cmd := range []string{
+		"cd .. && echo x > ~+/.bashrc",
+		"echo x > ~+/../.bashrc",
+		"cd ~/.config; cd /tmp; echo x > ~-/git/config",
+		"echo x > ~u/.bashrc",
+		"cp evil ~u/.profile",
+		"declare -n r=HOME; echo x > $r/.bashrc",
+		"local -n r=HOME; echo x > $r/.bashrc",
+	} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionBlock {
+			t.Errorf("bash %q: %s %s, want a block", cmd, d.Action, d.Code)
+		}
+	}
+	for _, cmd := range []string{"cat ~+/main.go", "echo x > ~+/out.txt", "declare r=1; echo $r"} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action == ActionBlock {
+			t.Errorf("control bash %q: %s %s (%s)", cmd, d.Action, d.Code, d.Reason)
+		}
+	}
+}

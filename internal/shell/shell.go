@@ -495,8 +495,21 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 		}
 		w.stmt(c.Body, sc.with("function"))
 	case *syntax.DeclClause:
+		// declare -n r=HOME: r names another variable, its value is not
+		// the word assigned
+		nameref := false
+		for _, as := range c.Args {
+			if as != nil && as.Naked && as.Name == nil && as.Value != nil {
+				if f := wordOnly(as.Value, sc); f.Dynamic || strings.HasPrefix(f.Lit, "-") && strings.Contains(f.Lit, "n") {
+					nameref = true
+				}
+			}
+		}
 		for _, as := range c.Args {
 			w.assign(as, sc)
+			if nameref && as != nil && as.Name != nil {
+				delete(w.vars, as.Name.Value)
+			}
 		}
 		w.nested(c, sc)
 	default:
