@@ -371,3 +371,29 @@ func TestRed4TildeForms(t *testing.T) {
 		}
 	}
 }
+
+// TestRed4RunsLaterElsewhere: a command handed to a process that runs it
+// later or elsewhere, unconfined: crontab, at, tmux (its server may be the
+// person's; send-keys types into the person's shell).
+func TestRed4RunsLaterElsewhere(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, cmd := range []string{
+		"echo '@reboot sh /home/u/proj/evil' | crontab -",
+		"crontab evil.cron",
+		"at now <<< 'echo x > ~/.bashrc'",
+		"echo 'echo x > ~/.bashrc' | batch",
+		"tmux new -d 'echo x > ~/.bashrc'",
+		"tmux send-keys -t 0 'echo x > ~/.bashrc' Enter",
+		"tmux run-shell 'echo x > ~/.bashrc'",
+	} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action != ActionBlock {
+			t.Errorf("bash %q: %s %s, want a block", cmd, d.Action, d.Code)
+		}
+	}
+	for _, cmd := range []string{"crontab -l", "tmux ls", "atq", "at -l"} {
+		if d := p.Decide(call("bash", "command", cmd), testFacts()); d.Action == ActionBlock {
+			t.Errorf("control bash %q: %s %s (%s)", cmd, d.Action, d.Code, d.Reason)
+		}
+	}
+}

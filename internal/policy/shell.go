@@ -754,6 +754,9 @@ func goEnvElsewhere(a *shell.Analysis) (Decision, bool) {
 func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
 	aliases, expand := false, false
 	for _, c := range a.Commands {
+		if d, ok := runsElsewhere(c); ok {
+			return d, true
+		}
 		switch path.Base(c.Name) {
 		case "alias":
 			aliases = aliases || len(c.Argv) > 1
@@ -804,6 +807,66 @@ func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decis
 				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: v.Lit,
 					Reason: fmt.Sprintf("the shell command sets GIT_WORK_TREE to %q, a folder at or above a path tools may read but not write (rule %q)", v.Lit, pat)}, true
 			}
+		}
+	}
+	return Decision{}, false
+}
+
+// runsElsewhere stops a command that hands shell code to a process that
+// runs it later or in a server of its own, outside this command and any
+// sandbox around it, where no reading of this line follows: crontab and
+// at (what runs later, unconfined), and tmux commands that start or type
+// commands (a tmux server may be the person's own, unconfined).
+func runsElsewhere(c shCommand) (Decision, bool) {
+	name := path.Base(c.Name)
+	var args []string
+	for _, w := range c.Argv[1:] {
+		if w.Dynamic {
+			args = append(args, "?")
+			continue
+		}
+		args = append(args, w.Lit)
+	}
+	block := func(what string) (Decision, bool) {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: name,
+			Reason: fmt.Sprintf("the shell command %s: what it runs runs later or in another process, unconfined, and piagent does not read it; run it yourself if you mean it", what)}, true
+	}
+	switch name {
+	case "crontab":
+		for _, a := range args {
+			if a != "-l" && a != "-u" && !strings.HasPrefix(a, "-") || a == "-e" || a == "-r" || a == "?" || a == "-" {
+				return block("installs a crontab")
+			}
+		}
+		if len(args) == 0 {
+			return block("installs a crontab from its input")
+		}
+	case "at", "batch":
+		for _, a := range args {
+			if a == "-l" || a == "-d" || a == "-r" || a == "-c" {
+				return Decision{}, false
+			}
+		}
+		return block("queues a job for atd")
+	case "tmux":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "-L" || a == "-S" || a == "-f" || a == "-c" || a == "-T" {
+				if a == "-c" {
+					return block("runs a command through tmux")
+				}
+				i++
+				continue
+			}
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			switch a {
+			case "ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "has-session", "has",
+				"capture-pane", "capturep", "display-message", "display", "show-options", "show", "list-keys", "lsk":
+				return Decision{}, false
+			}
+			return block("starts, types or runs a command in a tmux server (tmux " + a + ")")
 		}
 	}
 	return Decision{}, false
