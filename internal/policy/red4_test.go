@@ -84,6 +84,7 @@ func TestRed4StartupFilesOtherWays(t *testing.T) {
 		"exec 2<~/.bashrc; echo x >/dev/stderr",
 		"echo x 3<~ > /proc/self/fd/3/.bashrc",
 		"echo x 3<~ > /dev/fd/3/.bashrc",
+		"cd ~ && cp evil /dev/stdin < .bashrc",
 	} {
 		if d := p.Decide(call("bash", "command", cmd), red4Facts()); d.Action != ActionBlock {
 			t.Errorf("bash %q: %s %s, want a block", cmd, d.Action, d.Code)
@@ -108,6 +109,8 @@ func TestRed4StartupFilesOtherWays(t *testing.T) {
 		"cat ~/.bashrc",
 		"diff - ~/.bashrc < a.txt",
 		"cat < ~/.bashrc > copy.txt",
+		"cat ~/.bashrc > /dev/stdout",
+		"cat ~/.gitconfig >&2",
 	} {
 		if d := p.Decide(call("bash", "command", cmd), red4Facts()); d.Action != ActionAllow {
 			t.Errorf("control bash %q: %s %s (%s), want it allowed", cmd, d.Action, d.Code, d.Reason)

@@ -661,11 +661,24 @@ func ancestorOf(segs []string, pat []gseg) bool {
 // the descriptor's file again, for writing, so a start-up file the command
 // opened for reading (cmd 3< ~/.bashrc) would be written through them.
 func (p *Policy) procWriteBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	// Only the shell's own redirections put a file on a descriptor of the
+	// process that writes: cat ~/.bashrc > /dev/stdout is a read.
 	readsGuarded := false
-	for i := range a.Commands {
-		for _, w := range a.ReadsAt(i) {
-			if _, hit := p.shellPathBlock(w, f, hs, false); hit {
-				readsGuarded = true // a path the command could not write
+	for _, c := range a.Commands {
+		for _, r := range c.Redirects {
+			switch r.Op {
+			case "<", "<>", "<&":
+			default:
+				continue
+			}
+			for _, dir := range orStartDirs(c.Dirs) {
+				w := r.Target
+				if dir != "" && !w.Dynamic && !strings.HasPrefix(w.Lit, "/") && !strings.HasPrefix(w.Lit, "~") {
+					w.Lit = dir + "/" + w.Lit
+				}
+				if _, hit := p.shellPathBlock(w, f, hs, false); hit {
+					readsGuarded = true // a path the command could not write
+				}
 			}
 		}
 	}
@@ -870,4 +883,11 @@ func runsElsewhere(c shCommand) (Decision, bool) {
 		}
 	}
 	return Decision{}, false
+}
+
+func orStartDirs(dirs []string) []string {
+	if len(dirs) == 0 {
+		return []string{""}
+	}
+	return dirs
 }
