@@ -85,6 +85,13 @@ func TestRed4StartupFilesOtherWays(t *testing.T) {
 		"echo x 3<~ > /proc/self/fd/3/.bashrc",
 		"echo x 3<~ > /dev/fd/3/.bashrc",
 		"cd ~ && cp evil /dev/stdin < .bashrc",
+		// a link made on the line, written through at once
+		"ln -s ~ h && echo x > h/.bashrc",
+		"ln -s ~/.config c; cp evil c/git/config",
+		"ln -s ~/.bashrc b",
+		"cp -s ~/.bashrc s",
+		"cp -rs ~/.config cfgcopy",
+		"ln -s \"$HOME\" h",
 	} {
 		if d := p.Decide(call("bash", "command", cmd), red4Facts()); d.Action != ActionBlock {
 			t.Errorf("bash %q: %s %s, want a block", cmd, d.Action, d.Code)
@@ -97,7 +104,7 @@ func TestRed4StartupFilesOtherWays(t *testing.T) {
 		"mv build out",
 		"cp notes.md ~/backup/",
 		"mv notes.md ~/notes/",
-		"ln -s ~/.bashrc bashrc-link",
+		"ln -s ../shared/config.json config.json",
 		"ln a.txt b.txt",
 		"go env GOPATH",
 		"cd cfg/.. && echo x > notes.txt",

@@ -584,6 +584,30 @@ func isNameByte(c byte) bool {
 // ~/.gradle or ~/.config/go, which holds the files the next shell, build or
 // login runs, whether they exist yet or not.
 func (p *Policy) startupTreeBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	// A link made on this line to a start-up file or a folder above one:
+	// the line's later writes through it (ln -s ~ h && echo > h/.bashrc)
+	// are judged before the link exists, and a later call's write races
+	// the link's swap.
+	for _, w := range shell.Links(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit)
+			if lit == "" {
+				return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command links to %q, which piagent cannot resolve before it runs; a link to a start-up file or a folder above one would let a write reach it", w.Lit)}, true
+			}
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command links to %q, at or above a path tools may read but not write (rule %q); a write through the link would reach it", w.Lit, pat)}, true
+			}
+		}
+	}
 	for _, w := range shell.Trees(a) {
 		lit := w.Lit
 		if w.Dynamic {

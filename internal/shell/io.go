@@ -927,6 +927,9 @@ func copyIO(name string, args []Word, s *sink) {
 			s.write(pos...)
 		}
 	case "cp", "install":
+		if name == "cp" && has(flags, "-s", "--symbolic-link") {
+			s.links = append(s.links, pos...) // cp -s makes links to the sources
+		}
 		if name == "cp" && has(flags, "-l", "--link") {
 			s.write(pos...) // hard links, as ln makes them
 			if recursive {
