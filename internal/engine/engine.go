@@ -173,7 +173,7 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 		RegistrySet: p.set,
 		Resolve:     en.links.resolve,
 		Policy:      p.pol,
-		Facts: policy.Facts{Home: en.Home, Cwd: en.Cwd, ProjectRoot: en.Cwd, RealPath: en.links.realPath, Glob: glob, Tree: tree,
+		Facts: policy.Facts{Home: en.Home, Cwd: en.Cwd, ProjectRoot: en.Cwd, RealPath: en.links.realPath, Glob: glob, Tree: tree, HardLinks: hardLinks,
 			Mode: p.mode, Session: en.session},
 		// What each usable server offered the model, against its pin; a
 		// first sight is pinned here.

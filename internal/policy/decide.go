@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/secret"
 )
 
@@ -49,6 +50,11 @@ type Facts struct {
 	DirtyProbe func() bool
 	Mode       string // the person's chosen mode; "" uses the policy's
 	Session    *SessionState
+	// HardLinks is how many names the existing file at an absolute path
+	// has (links followed), 0 when it is missing or unknown: a second name
+	// made in the project for ~/.bashrc is ~/.bashrc, and no symlink shows
+	// it. A nil HardLinks knows none.
+	HardLinks func(string) int
 }
 
 // SessionState is what a session remembers between calls: which
@@ -209,13 +215,32 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 		if c.kind == candContent {
 			continue
 		}
-		for _, v := range variants(c.value, call.ToolName) {
+		vs := variants(c.value, call.ToolName)
+		if piTool(call.ToolName) && call.ToolName != "bash" {
+			// the path Pi's file tools open (resolveToCwd): "@" dropped
+			// before a file: URL is read, tabs and newlines dropped from it
+			if abs, ok := paths.ToolPath(f.Home, f.Cwd, c.value); ok {
+				vs = append(vs, abs)
+			}
+		}
+		for _, v := range vs {
 			if pat, ok := p.protectedHit(v, f, hs, exemptRead, false); ok {
 				reason := fmt.Sprintf("%s.%s names %q, a protected path (rule %q); piagent keeps credentials and its own state away from tools", call.ToolName, c.field, v, pat)
 				if p.readableOnly(v, f, hs) {
 					reason = fmt.Sprintf("%s.%s names %q, a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined (a shell's, git's or an editor's start-up file, a program on PATH), and the examples of secrets' files as they are", call.ToolName, c.field, v, pat)
 				}
 				return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: pat, Subject: v, Reason: reason}
+			}
+		}
+	}
+
+	if !exemptRead && f.HardLinks != nil {
+		for _, c := range x.cands {
+			if c.kind != candPath {
+				continue
+			}
+			if d, ok := p.hardLinkBlock(call.ToolName+"."+c.field, c.value, f); ok {
+				return d
 			}
 		}
 	}
@@ -432,4 +457,22 @@ func matchEntry(e *entry, segs, hs []string) bool {
 		}
 	}
 	return false
+}
+
+// hardLinkBlock stops a write to a file that has another name (a hard
+// link): the other name may be a start-up file or a secret's file, which
+// the path written does not show. Pi's write and edit tools write the file
+// in place, so every name gets the content.
+func (p *Policy) hardLinkBlock(what, s string, f *Facts) (Decision, bool) {
+	forms := []string{resolvePath(s, f).clean}
+	if abs, ok := paths.ToolPath(f.Home, f.Cwd, s); ok {
+		forms = append(forms, abs)
+	}
+	for _, form := range forms {
+		if n := f.HardLinks(form); n > 1 {
+			return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: "hard link", Subject: s,
+				Reason: fmt.Sprintf("%s names %q, a file with %d names (hard links); another of them may be a protected path (a start-up file such as ~/.bashrc), so piagent does not let a tool write it; write a new file instead (rm, then write)", what, s, n)}, true
+		}
+	}
+	return Decision{}, false
 }

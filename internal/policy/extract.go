@@ -330,9 +330,39 @@ func resolvePath(s string, f *Facts) resolved {
 		r.clean = "/" + r.clean
 	}
 	if f.RealPath != nil {
-		r.real = realPath(r.clean, f.RealPath)
+		if ph, ok := physical(raw, f.RealPath); ok {
+			r.real = realPath(ph, f.RealPath)
+		} else {
+			r.real = realPath(r.clean, f.RealPath)
+		}
 	}
 	return r
+}
+
+// physical is where the kernel takes a path with "..": it steps up from
+// where the links before the ".." lead, not from the words written
+// (cfg/../.bashrc, with cfg a link to ~/.config, is ~/.bashrc). ok is
+// false when the path has no "..".
+func physical(raw string, rp func(string) (string, bool)) (string, bool) {
+	if !strings.Contains(raw, "..") {
+		return "", false
+	}
+	dots := false
+	cur := "/"
+	for _, s := range strings.Split(raw, "/") {
+		switch s {
+		case "", ".":
+		case "..":
+			dots = true
+			if t, ok := rp(cur); ok && strings.HasPrefix(t, "/") {
+				cur = t
+			}
+			cur = path.Dir(cur)
+		default:
+			cur = path.Join(cur, s)
+		}
+	}
+	return cur, dots
 }
 
 // realPath follows symlinks for p, or for its nearest ancestor that exists.

@@ -150,7 +150,10 @@ func ParseFile(name string, data []byte) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &FileError{File: name, Msg: `file is empty; a policy file starts with {"version": 1}`, Err: ErrInvalid}
 	}
-	v, err := hujson.Parse(data)
+	// hujson's Standardize blanks comments in the bytes it parsed: a copy,
+	// so that the embedded base policy, parsed by every Merge at once
+	// (tests in parallel, a helper), is never written while read.
+	v, err := hujson.Parse(bytes.Clone(data))
 	if err != nil {
 		line, col, msg := hujsonPosition(err)
 		if line == 0 {

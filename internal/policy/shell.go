@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/piagent/piagent/internal/shell"
 )
 
 // shellOutcome is what shell analysis concluded about one command string.
@@ -103,6 +105,36 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				}
 			}
 		}
+	}
+
+	if f.HardLinks != nil {
+		for i, c := range cmds {
+			switch path.Base(c.Name) {
+			case "rm", "unlink", "mv", "ln", "link", "trash", "trash-put", "rmdir":
+				continue // a name removed or replaced: the file's other names keep it
+			}
+			for _, w := range a.WritesAt(i) {
+				if w.Dynamic || strings.HasPrefix(w.Lit, "?/") {
+					continue
+				}
+				if d, ok := p.hardLinkBlock("the shell command", w.Lit, f); ok {
+					d.Code = CodeShellProtectedWrite
+					return shellOutcome{block: &d}
+				}
+			}
+		}
+	}
+	if d, ok := p.startupTreeBlock(a, f, hs); ok {
+		return shellOutcome{block: &d}
+	}
+	if d, ok := p.procWriteBlock(a, f, hs); ok {
+		return shellOutcome{block: &d}
+	}
+	if d, ok := goEnvElsewhere(a); ok {
+		return shellOutcome{block: &d}
+	}
+	if d, ok := p.unseenByReader(a, f, hs); ok {
+		return shellOutcome{block: &d}
 	}
 
 	// The intent.
@@ -543,4 +575,343 @@ func markExpansions(s string) string {
 
 func isNameByte(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// startupTreeBlock stops a command that creates, replaces, moves or removes
+// a folder at or above a start-up file (a path protected and readable only,
+// under the home): the file a copy or link into a folder creates
+// (DEST/<base of the source>), and a folder moved or copied over ~/.local,
+// ~/.gradle or ~/.config/go, which holds the files the next shell, build or
+// login runs, whether they exist yet or not.
+func (p *Policy) startupTreeBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	// A link made on this line to a start-up file or a folder above one:
+	// the line's later writes through it (ln -s ~ h && echo > h/.bashrc)
+	// are judged before the link exists, and a later call's write races
+	// the link's swap.
+	for _, w := range shell.Links(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit)
+			if lit == "" {
+				return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command links to %q, which piagent cannot resolve before it runs; a link to a start-up file or a folder above one would let a write reach it", w.Lit)}, true
+			}
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command links to %q, at or above a path tools may read but not write (rule %q); a write through the link would reach it", w.Lit, pat)}, true
+			}
+		}
+	}
+	for _, w := range shell.Trees(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit)
+		}
+		if lit == "" || strings.HasPrefix(lit, "?") {
+			continue
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+					Reason: fmt.Sprintf("the shell command creates, replaces, moves or removes %q, at or above a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined, as it is", w.Lit, pat)}, true
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// holdsStartup reports the start-up pattern (protected, readable only,
+// anchored at the home or the root) that a path is, or lies above.
+func (p *Policy) holdsStartup(segs, hs []string) (string, bool) {
+	for i := range p.allowRead {
+		e := &p.allowRead[i]
+		if firstMatchPattern(p.protected, e.pattern) == "" {
+			continue // lifted by the person's policy
+		}
+		for j := range e.globs {
+			g := &e.globs[j]
+			if g.anchor == anyDepth {
+				continue
+			}
+			if ancestorOf(segs, g.absSegs(hs)) {
+				return e.pattern, true
+			}
+		}
+	}
+	return "", false
+}
+
+func firstMatchPattern(set []entry, pattern string) string {
+	for i := range set {
+		if set[i].pattern == pattern {
+			return pattern
+		}
+	}
+	return ""
+}
+
+// ancestorOf reports whether the concrete segments are a path some match
+// of the glob segments lies at or below.
+func ancestorOf(segs []string, pat []gseg) bool {
+	for i, s := range segs {
+		if i >= len(pat) {
+			return false
+		}
+		if pat[i].dstar {
+			return true
+		}
+		if !segMatch(pat[i], s) {
+			return false
+		}
+	}
+	return true
+}
+
+// procWriteBlock stops the writes whose file the policy cannot know from the
+// path: /proc/self, /proc/thread-self and /dev/fd are the writing process's
+// own (its cwd, its root, its descriptors), not the helper's; a path below
+// a descriptor or a cwd there names a file in whatever folder it holds; and
+// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N and /proc/*/fd/N open
+// the descriptor's file again, for writing, so a start-up file the command
+// opened for reading (cmd 3< ~/.bashrc) would be written through them.
+func (p *Policy) procWriteBlock(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	// Only the shell's own redirections put a file on a descriptor of the
+	// process that writes: cat ~/.bashrc > /dev/stdout is a read.
+	readsGuarded := false
+	for _, c := range a.Commands {
+		for _, r := range c.Redirects {
+			switch r.Op {
+			case "<", "<>", "<&":
+			default:
+				continue
+			}
+			for _, dir := range orStartDirs(c.Dirs) {
+				w := r.Target
+				if dir != "" && !w.Dynamic && !strings.HasPrefix(w.Lit, "/") && !strings.HasPrefix(w.Lit, "~") {
+					w.Lit = dir + "/" + w.Lit
+				}
+				if _, hit := p.shellPathBlock(w, f, hs, false); hit {
+					readsGuarded = true // a path the command could not write
+				}
+			}
+		}
+	}
+	for _, w := range shell.Writes(a) {
+		lit := w.Lit
+		if w.Dynamic {
+			lit = literalDir(lit) + "x/x"
+		}
+		r := resolvePath(lit, f)
+		for _, form := range [2]string{r.clean, r.raw} {
+			kind := procKind(strings.ToLower(form))
+			if kind == procNone || kind == procFD && !readsGuarded {
+				continue
+			}
+			why := "a path below a process's descriptor or folder, which names a file the policy cannot see"
+			if kind == procFD {
+				why = "a descriptor's file opened again for writing, and the command reads a protected path"
+			}
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: w.Lit,
+				Reason: fmt.Sprintf("the shell command writes %q, %s; write the file by its own name", w.Lit, why)}, true
+		}
+	}
+	return Decision{}, false
+}
+
+type procPath int
+
+const (
+	procNone  procPath = iota
+	procFD             // a descriptor itself: /dev/stdout, /dev/fd/1, /proc/self/fd/1
+	procBelow          // below a process's descriptor, cwd, root or anything else of /proc
+)
+
+func procKind(p string) procPath {
+	switch p {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return procFD
+	}
+	segs := splitPath(p)
+	if len(segs) == 0 {
+		return procNone
+	}
+	switch {
+	case segs[0] == "dev" && len(segs) >= 2 && segs[1] == "fd":
+		if len(segs) == 3 {
+			return procFD
+		}
+		return procBelow
+	case segs[0] == "proc":
+		if len(segs) == 4 && segs[2] == "fd" {
+			return procFD
+		}
+		return procBelow
+	}
+	return procNone
+}
+
+// goEnvElsewhere stops `go env -w` on a line that sets GOENV: go then
+// writes NAME=VALUE lines into the file GOENV names, which may be the
+// person's ~/.bashrc ($(…) in a value runs at the next shell).
+func goEnvElsewhere(a *shell.Analysis) (Decision, bool) {
+	setsGoenv := false
+	for _, as := range a.Assignments {
+		if as.Name == "GOENV" {
+			setsGoenv = true
+		}
+	}
+	if !setsGoenv {
+		return Decision{}, false
+	}
+	for i := range a.Commands {
+		for _, w := range a.WritesAt(i) {
+			if w.Lit == shell.GoEnvFile {
+				return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: "GOENV",
+					Reason: "the shell command sets GOENV and runs go env -w or -u, which writes the file GOENV names; piagent cannot tell whether that is a start-up file"}, true
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// unseenByReader stops what makes the shell run or write something other
+// than the words the reader reads: an alias with expand_aliases on (the
+// alias's text, a redirection included, is the command), and GIT_WORK_TREE
+// (git checkout writes the work tree it names, ~ included).
+func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decision, bool) {
+	aliases, expand := false, false
+	for _, c := range a.Commands {
+		if d, ok := runsElsewhere(c); ok {
+			return d, true
+		}
+		switch path.Base(c.Name) {
+		case "alias":
+			aliases = aliases || len(c.Argv) > 1
+		case "shopt":
+			for _, w := range c.Argv[1:] {
+				if w.Dynamic || w.Lit == "expand_aliases" {
+					expand = true
+				}
+			}
+		}
+	}
+	if aliases && expand {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: "alias",
+			Reason: "the shell command turns on expand_aliases and defines an alias: the alias's text (a redirection included) becomes the command, which piagent does not read; write the command out"}, true
+	}
+	git, copies := false, false
+	for _, c := range a.Commands {
+		switch path.Base(c.Name) {
+		case "git":
+			git = true
+		case "cp", "mv", "ln", "install", "link":
+			copies = true
+		}
+	}
+	for _, as := range a.Assignments {
+		if copies && (as.Name == "SIMPLE_BACKUP_SUFFIX" || as.Name == "VERSION_CONTROL") {
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: as.Name,
+				Reason: fmt.Sprintf("the shell command sets %s and copies, moves or links: a backup's name (DEST<suffix>) may be a start-up file; give the suffix with -S", as.Name)}, true
+		}
+	}
+	for _, as := range a.Assignments {
+		if !git || as.Name != "GIT_WORK_TREE" && as.Name != "GIT_DIR" && as.Name != "GIT_CONFIG_PARAMETERS" && as.Name != "GIT_CONFIG_COUNT" {
+			continue
+		}
+		v := as.Value
+		if as.Name != "GIT_WORK_TREE" || v.Dynamic || v.Lit == "" {
+			// another repository's core.worktree, or one given in the
+			// environment, may be any folder
+			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: as.Name,
+				Reason: fmt.Sprintf("the shell command sets %s for git, whose work tree (what checkout and reset write) piagent then cannot tell", as.Name)}, true
+		}
+		r := resolvePath(v.Lit, f)
+		for _, form := range [3]string{r.clean, r.raw, r.real} {
+			if form == "" {
+				continue
+			}
+			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: v.Lit,
+					Reason: fmt.Sprintf("the shell command sets GIT_WORK_TREE to %q, a folder at or above a path tools may read but not write (rule %q)", v.Lit, pat)}, true
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// runsElsewhere stops a command that hands shell code to a process that
+// runs it later or in a server of its own, outside this command and any
+// sandbox around it, where no reading of this line follows: crontab and
+// at (what runs later, unconfined), and tmux commands that start or type
+// commands (a tmux server may be the person's own, unconfined).
+func runsElsewhere(c shCommand) (Decision, bool) {
+	name := path.Base(c.Name)
+	var args []string
+	for _, w := range c.Argv[1:] {
+		if w.Dynamic {
+			args = append(args, "?")
+			continue
+		}
+		args = append(args, w.Lit)
+	}
+	block := func(what string) (Decision, bool) {
+		return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: name,
+			Reason: fmt.Sprintf("the shell command %s: what it runs runs later or in another process, unconfined, and piagent does not read it; run it yourself if you mean it", what)}, true
+	}
+	switch name {
+	case "crontab":
+		for _, a := range args {
+			if a != "-l" && a != "-u" && !strings.HasPrefix(a, "-") || a == "-e" || a == "-r" || a == "?" || a == "-" {
+				return block("installs a crontab")
+			}
+		}
+		if len(args) == 0 {
+			return block("installs a crontab from its input")
+		}
+	case "at", "batch":
+		for _, a := range args {
+			if a == "-l" || a == "-d" || a == "-r" || a == "-c" {
+				return Decision{}, false
+			}
+		}
+		return block("queues a job for atd")
+	case "tmux":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "-L" || a == "-S" || a == "-f" || a == "-c" || a == "-T" {
+				if a == "-c" {
+					return block("runs a command through tmux")
+				}
+				i++
+				continue
+			}
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			switch a {
+			case "ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "has-session", "has",
+				"capture-pane", "capturep", "display-message", "display", "show-options", "show", "list-keys", "lsk":
+				return Decision{}, false
+			}
+			return block("starts, types or runs a command in a tmux server (tmux " + a + ")")
+		}
+	}
+	return Decision{}, false
+}
+
+func orStartDirs(dirs []string) []string {
+	if len(dirs) == 0 {
+		return []string{""}
+	}
+	return dirs
 }

@@ -162,6 +162,11 @@ func inDirs(w Word, dirs []string, out func(Word)) {
 		default:
 			j := w
 			j.Lit = joinDir(d, w.Lit)
+			if hasDotDot(w.Lit) && d != "?" {
+				// The kernel steps up from where a link in d leads:
+				// keep the path as written for the policy to resolve.
+				j.Lit = strings.TrimSuffix(d, "/") + "/" + w.Lit
+			}
 			if w.Dynamic {
 				j.Pattern = escapeLit(d) + "/" + w.Pattern
 			}
@@ -315,7 +320,7 @@ func codeArgs(c *Command) []Word {
 	args := c.Argv[1:]
 	switch name {
 	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
-		flags, pos := parseGNU(args, opts{short: "fvF", long: " file assign field-separator source "})
+		flags, pos := parseGNU(args, opts{short: "fvFil", long: " file assign field-separator source include load "})
 		code := values(flags, "--source")
 		if !has(flags, "-f", "--file") && len(pos) > 0 {
 			code = append(code, pos[0])
@@ -398,6 +403,7 @@ func commandIO(c *Command, s *sink) {
 	}
 	name := progName(c.Argv[0].Lit)
 	args := c.Argv[1:]
+	settingsIO(name, args, s)
 	if spec, ok := catLike[name]; ok {
 		catIO(name, spec, args, s)
 		return
@@ -408,6 +414,9 @@ func commandIO(c *Command, s *sink) {
 	}
 	for _, code := range codeArgs(c) {
 		s.both(codeLiterals(code)...)
+	}
+	if name == "go" {
+		goEnvIO(args, s)
 	}
 	if programIO(name, args, s) {
 		return
@@ -559,10 +568,19 @@ func awkIO(args []Word, s *sink) {
 			s.read(p)
 		}
 	}
-	for _, v := range values(flags, "-i") {
-		if v.Lit == "inplace" {
-			s.write(pos...)
+	inplace := false
+	for _, v := range values(flags, "-i", "--include") {
+		if v.Dynamic || strings.Contains(strings.ToLower(v.Lit), "inplace") {
+			inplace = true
 		}
+	}
+	for _, a := range args {
+		if a.Dynamic || strings.Contains(strings.ToLower(a.Lit), "inplace") {
+			inplace = true // @include "inplace" in the program, -iinplace
+		}
+	}
+	if inplace {
+		s.write(pos...)
 	}
 }
 
@@ -687,6 +705,8 @@ func patchIO(args []Word, s *sink) {
 	s.read(values(flags, "-i", "--input")...)
 	s.write(values(flags, "-o", "--output")...)
 	s.write(pos...)
+	// patch -d DIR writes the files the diff names below DIR
+	s.tree(values(flags, "-d", "--directory")...)
 }
 
 // interpreterIO: an interpreter reads its script (the first operand, when
@@ -847,7 +867,7 @@ func jqIO(name string, args []Word, s *sink) {
 }
 
 func copyIO(name string, args []Word, s *sink) {
-	o := opts{short: "tS", long: " target-directory suffix backup "}
+	o := opts{short: "tS", long: " target-directory suffix "}
 	if name == "install" {
 		o = opts{short: "gmotS", long: " group mode owner target-directory suffix strip-program "}
 	}
@@ -867,6 +887,32 @@ func copyIO(name string, args []Word, s *sink) {
 	}
 	s.write(dest...)
 	s.read(pos...)
+	if has(flags, "-b", "--backup", "-S", "--suffix") {
+		// The file a backup renames the destination to: DEST<suffix>
+		// (DEST/<base><suffix> in a folder), the suffix given here, or
+		// "~" (SIMPLE_BACKUP_SUFFIX set on the line is the policy's);
+		// cp -b -S rc x ~/.bash makes the old ~/.bash ~/.bashrc.
+		suffix := Word{Lit: "~"}
+		if v := values(flags, "-S", "--suffix"); len(v) > 0 {
+			suffix = v[len(v)-1]
+		}
+		for _, d := range dest {
+			lit := strings.TrimRight(d.Lit, "/")
+			names := []string{lit}
+			for _, p := range pos {
+				if b := baseName(strings.TrimRight(p.Lit, "/")); !p.Dynamic && b != "" && b != "." && b != ".." {
+					names = append(names, lit+"/"+b)
+				}
+			}
+			for _, n := range names {
+				if d.Dynamic || suffix.Dynamic {
+					s.write(Word{Lit: n + suffix.Lit, Dynamic: true, Expands: true, Pattern: "**"})
+					continue
+				}
+				s.write(Word{Lit: n + suffix.Lit})
+			}
+		}
+	}
 	recursive := has(flags, "-r", "-R", "-a", "--recursive", "--archive")
 	switch name {
 	case "mv":
@@ -875,7 +921,21 @@ func copyIO(name string, args []Word, s *sink) {
 		s.tree(dest...)
 	case "ln", "link":
 		s.links = append(s.links, pos...)
+		if name == "link" || !has(flags, "-s", "--symbolic") {
+			// A hard link is the file under a second name: writing the
+			// link writes it, and no symlink shows where it leads.
+			s.write(pos...)
+		}
 	case "cp", "install":
+		if name == "cp" && has(flags, "-s", "--symbolic-link") {
+			s.links = append(s.links, pos...) // cp -s makes links to the sources
+		}
+		if name == "cp" && has(flags, "-l", "--link") {
+			s.write(pos...) // hard links, as ln makes them
+			if recursive {
+				s.tree(pos...)
+			}
+		}
 		if recursive {
 			s.tree(dest...)
 			for _, p := range pos {
@@ -1226,6 +1286,27 @@ func gitIO(args []Word, s *sink) {
 	switch sub.Lit {
 	case "checkout", "restore", "rm", "mv", "apply", "am", "switch", "stash", "clean", "reset", "worktree", "clone", "init", "submodule", "sparse-checkout", "merge", "rebase", "pull", "cherry-pick", "revert":
 		s.both(pos...)
+		// the work tree these write: -C and --work-tree move it (and
+		// what the operands are relative to), clone and worktree add
+		// make one at their last operand
+		for k := 0; k < i; k++ {
+			switch a := args[k]; {
+			case (a.Lit == "-C" || a.Lit == "--work-tree") && k+1 < i:
+				s.tree(args[k+1])
+				k++
+			case strings.HasPrefix(a.Lit, "--work-tree="):
+				s.tree(trimWord(a, "--work-tree="))
+			case a.Lit == "--git-dir" || strings.HasPrefix(a.Lit, "--git-dir=") ||
+				a.Lit == "-c" && k+1 < i && strings.HasPrefix(strings.ToLower(args[k+1].Lit), "core.worktree") ||
+				strings.HasPrefix(strings.ToLower(a.Lit), "-ccore.worktree") || a.Lit == "-c" && k+1 < i && args[k+1].Dynamic:
+				// another repository's core.worktree (or this one's
+				// given here) may be any folder, the home's included
+				s.write(Word{Lit: "$GIT_WORK_TREE", Dynamic: true, Expands: true, Pattern: "**"})
+			}
+		}
+		if sub.Lit == "clone" || sub.Lit == "worktree" || sub.Lit == "init" || sub.Lit == "submodule" {
+			s.tree(pos...)
+		}
 	case "commit", "tag", "branch", "push", "fetch", "remote", "config", "status", "log-level":
 		// operands are names, refs, messages
 		if sub.Lit == "config" {
@@ -1279,4 +1360,139 @@ func gitConfigIO(args []Word, s *sink) {
 	if (write || operands >= 2) && (file.Lit != "" || file.Dynamic) {
 		s.write(file)
 	}
+}
+
+// GoEnvFile is the file `go env -w` and `go env -u` write when GOENV is not
+// set: os.UserConfigDir()/go/env. GOFLAGS=-toolexec there runs a program
+// at the person's next go build.
+const GoEnvFile = "~/.config/go/env"
+
+// goEnvIO: `go env -w NAME=VALUE` and `go env -u NAME` write go's
+// environment file.
+func goEnvIO(args []Word, s *sink) {
+	if len(args) == 0 || args[0].Dynamic || args[0].Lit != "env" {
+		return
+	}
+	for _, a := range args[1:] {
+		if a.Dynamic || a.Lit == "-w" || a.Lit == "-u" || strings.HasPrefix(a.Lit, "-w=") || strings.HasPrefix(a.Lit, "-u=") {
+			s.write(Word{Lit: GoEnvFile})
+			return
+		}
+	}
+}
+
+// settingsIO: the commands that write a package manager's or the user's
+// service manager's settings in the home, the way git config --global
+// writes ~/.gitconfig: npm config set (~/.npmrc: script-shell,
+// node-options run at the next npm run), pip config set
+// (~/.config/pip/pip.conf: an index of another's), yarn config set
+// (~/.yarnrc, or ~/.yarnrc.yml with --home), and systemctl --user link,
+// enable, edit… (~/.config/systemd/user: a unit the next login starts).
+func settingsIO(name string, args []Word, s *sink) {
+	sub := func(i int) string {
+		n := 0
+		for _, a := range args {
+			if a.Dynamic {
+				return "?"
+			}
+			if strings.HasPrefix(a.Lit, "-") {
+				continue
+			}
+			if n == i {
+				return a.Lit
+			}
+			n++
+		}
+		return ""
+	}
+	setting := func(verb string) bool {
+		switch verb {
+		case "set", "delete", "unset", "rm", "edit", "fix", "?":
+			return true
+		}
+		return false
+	}
+	switch {
+	case name == "npm" || name == "pnpm":
+		if c := sub(0); c == "set" || c == "?" || (c == "config" || c == "c") && setting(sub(1)) {
+			s.write(Word{Lit: "~/.npmrc"})
+		}
+	case name == "pip" || strings.HasPrefix(name, "pip3"):
+		if sub(0) == "config" && setting(sub(1)) {
+			s.write(Word{Lit: "~/.config/pip/pip.conf"}, Word{Lit: "~/.pip/pip.conf"})
+		}
+	case strings.HasPrefix(name, "python"):
+		for i, a := range args {
+			if a.Lit == "-m" && i+1 < len(args) && (args[i+1].Lit == "pip" || args[i+1].Dynamic) {
+				settingsIO("pip", args[i+2:], s)
+				return
+			}
+		}
+	case name == "yarn":
+		if sub(0) == "config" && setting(sub(1)) {
+			s.write(Word{Lit: "~/.yarnrc"})
+			if has(flagsOf(args), "-H", "--home") {
+				s.write(Word{Lit: "~/.yarnrc.yml"})
+			}
+		}
+	case name == "history":
+		// history -w and -a write the history to a file: the operand, or
+		// HISTFILE
+		flags, pos := parseGNU(args, opts{short: "d"})
+		for _, f := range flags {
+			if f.name == "-w" || f.name == "-a" {
+				if len(pos) > 0 {
+					s.write(pos...)
+				} else {
+					s.write(Word{Lit: "$HISTFILE", Dynamic: true, Expands: true, Pattern: "**"})
+				}
+				break
+			}
+		}
+	case name == "script":
+		// script writes its typescript (default ./typescript) and logs
+		flags, pos := parseGNU(args, opts{short: "cEoTIOBm", long: " command echo log-in log-out log-io log-timing logging-format output-limit timing "})
+		s.write(values(flags, "-T", "-I", "-O", "-B", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing")...)
+		if len(pos) > 0 {
+			s.write(pos[0])
+		}
+	case name == "csplit":
+		flags, _ := parseGNU(args, opts{short: "fbn", long: " prefix suffix-format digits "})
+		for _, p := range values(flags, "-f", "--prefix") {
+			s.write(Word{Lit: p.Lit + "*", Dynamic: true, Expands: true, Pattern: escapeLit(p.Lit) + "*"})
+		}
+	case name == "cpio":
+		flags, pos := parseGNU(args, opts{short: "EFHIMORDeCc", long: " file format pattern-file io-size message owner rsh-command directory block-size "})
+		if has(flags, "-p", "--pass-through") && len(pos) > 0 {
+			s.write(pos[len(pos)-1])
+			s.tree(pos[len(pos)-1])
+		}
+		s.tree(values(flags, "-D", "--directory")...)
+	case name == "7z" || name == "7za" || name == "7zz" || name == "7zr":
+		for _, a := range args {
+			if strings.HasPrefix(a.Lit, "-o") {
+				s.tree(trimWord(a, "-o"))
+			}
+		}
+	case name == "systemctl":
+		user := false
+		for _, a := range args {
+			if a.Lit == "--user" || a.Dynamic {
+				user = true
+			}
+		}
+		switch v := sub(0); {
+		case !user:
+		case v == "?" || v == "link" || v == "enable" || v == "reenable" || v == "disable" || v == "mask" ||
+			v == "unmask" || v == "edit" || v == "add-wants" || v == "add-requires" || v == "set-property" ||
+			v == "revert" || v == "preset" || v == "preset-all" || v == "set-environment" || v == "import-environment":
+			s.write(Word{Lit: "~/.config/systemd/user/" + v})
+		}
+	}
+}
+
+// flagsOf is every option word of args, split as GNU tools split them.
+func flagsOf(args []Word) []optVal {
+	flags, _ := parseGNU(args, opts{})
+	return flags
 }

@@ -495,8 +495,21 @@ func (w *walker) compound(cmd syntax.Command, s *syntax.Stmt, sc scope) {
 		}
 		w.stmt(c.Body, sc.with("function"))
 	case *syntax.DeclClause:
+		// declare -n r=HOME: r names another variable, its value is not
+		// the word assigned
+		nameref := false
+		for _, as := range c.Args {
+			if as != nil && as.Naked && as.Name == nil && as.Value != nil {
+				if f := wordOnly(as.Value, sc); f.Dynamic || strings.HasPrefix(f.Lit, "-") && strings.Contains(f.Lit, "n") {
+					nameref = true
+				}
+			}
+		}
 		for _, as := range c.Args {
 			w.assign(as, sc)
+			if nameref && as != nil && as.Name != nil {
+				delete(w.vars, as.Name.Value)
+			}
 		}
 		w.nested(c, sc)
 	default:
@@ -587,6 +600,9 @@ func (w *walker) emit(c Command, sc scope, bg bool) {
 	case "cd", "pushd", "popd":
 		if sameShell(c.Wrappers) && c.Opaque == "" {
 			t := cdTarget(c)
+			if t != "?" && w.cdElsewhere(c, t) {
+				t = "?"
+			}
 			w.cdTo = nil
 			for _, d := range orStart(w.dirs) {
 				if n := joinDir(d, t); !slices.Contains(w.cdTo, n) {
@@ -596,6 +612,58 @@ func (w *walker) emit(c Command, sc scope, bg bool) {
 			w.dirs = moveDirs(w.dirs, t)
 		}
 	}
+}
+
+// cdElsewhere reports whether a cd to t may land somewhere joinDir does not
+// give: a physical cd (cd -P, or after set -P or set -o physical) steps up
+// a ".." from where a link leads, not from the words written; with CDPATH
+// set on the line, a bare name is looked up in CDPATH's folders first.
+func (w *walker) cdElsewhere(c Command, t string) bool {
+	if hasDotDot(t) {
+		physical := false
+		for _, a := range c.Argv[1:] {
+			if a.Lit == "--" {
+				break
+			}
+			if strings.HasPrefix(a.Lit, "-") && !strings.HasPrefix(a.Lit, "--") && strings.Contains(a.Lit, "P") {
+				physical = true
+			}
+		}
+		for _, prev := range w.cmds {
+			if prev.Name != "set" {
+				continue
+			}
+			for i, a := range prev.Argv[1:] {
+				if a.Dynamic || strings.HasPrefix(a.Lit, "-") && !strings.HasPrefix(a.Lit, "--") && strings.Contains(a.Lit, "P") ||
+					a.Lit == "physical" && i > 0 {
+					physical = true
+				}
+			}
+		}
+		if physical {
+			return true
+		}
+	}
+	if t == "" || t == "~" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~/") || t == "." || t == ".." ||
+		strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
+		return false
+	}
+	for _, as := range w.assigns {
+		if as.Name == "CDPATH" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDotDot reports whether a slash path has a ".." segment.
+func hasDotDot(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if s == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func orStart(dirs []string) []string {

@@ -59,6 +59,9 @@ func convertWord(sw *syntax.Word, sc scope, w *walker) Word {
 	if sw == nil {
 		return Word{}
 	}
+	if t, ok := otherTilde(sw); ok {
+		return t
+	}
 	// Fast paths: a plain literal or a single-quoted string.
 	if len(sw.Parts) == 1 {
 		switch p := sw.Parts[0].(type) {
@@ -432,4 +435,46 @@ func decodeANSIC(s string) string {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// otherTilde reads a word that starts with a tilde-prefix other than "~":
+// ~+ (PWD), ~- (OLDPWD), ~N, ~+N, ~-N (the folder stack) and ~name (a
+// user's home, the person's own among them). The shell expands it to a
+// folder the words do not show: the word is an expansion, anything before
+// its rest.
+func otherTilde(sw *syntax.Word) (Word, bool) {
+	if len(sw.Parts) == 0 {
+		return Word{}, false
+	}
+	first, ok := sw.Parts[0].(*syntax.Lit)
+	if !ok || !strings.HasPrefix(first.Value, "~") {
+		return Word{}, false
+	}
+	prefix, _, _ := strings.Cut(first.Value, "/")
+	if prefix == "~" || len(sw.Parts) > 1 && !strings.Contains(first.Value, "/") {
+		return Word{}, false // "~", "~/…"; or a quoted part inside the prefix: no expansion
+	}
+	lit := first.Value
+	for _, p := range sw.Parts[1:] {
+		switch q := p.(type) {
+		case *syntax.Lit:
+			lit += q.Value
+		case *syntax.SglQuoted:
+			lit += q.Value
+		default:
+			lit += "$"
+		}
+	}
+	rest := ""
+	if i := strings.IndexByte(lit, '/'); i >= 0 {
+		rest = lit[i:]
+	}
+	if prefix == "~+" && len(sw.Parts) == 1 {
+		return Word{Lit: "." + rest}, true // PWD: the folder the command runs in
+	}
+	pat := "**"
+	if rest != "" && !strings.Contains(rest, "..") && !strings.ContainsAny(rest, "$*?[\\") {
+		pat = "**" + rest
+	}
+	return Word{Lit: lit, Dynamic: true, Expands: true, Pattern: pat}, true
 }

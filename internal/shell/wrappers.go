@@ -343,6 +343,9 @@ func (w *walker) peel(name string, argv []Word, sc *scope, redirs []Redirect, bg
 			}
 		})
 		if code != nil {
+			// script itself writes its typescript (the operand, or
+			// ./typescript) and logs: read as a command of its own
+			w.emit(Command{Argv: argv}, *sc, bg)
 			return w.code(*code, "script -c", name, argv, sc, bg)
 		}
 	}
