@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -239,7 +240,7 @@ func (p *Policy) decide(insp *Inspection, f *Facts) Decision {
 			if c.kind != candPath {
 				continue
 			}
-			if d, ok := p.hardLinkBlock(call.ToolName+"."+c.field, c.value, f); ok {
+			if d, ok := p.hardLinkBlock(call.ToolName+"."+c.field, c.value, f, piTool(call.ToolName)); ok {
 				return d
 			}
 		}
@@ -463,12 +464,19 @@ func matchEntry(e *entry, segs, hs []string) bool {
 // link): the other name may be a start-up file or a secret's file, which
 // the path written does not show. Pi's write and edit tools write the file
 // in place, so every name gets the content.
-func (p *Policy) hardLinkBlock(what, s string, f *Facts) (Decision, bool) {
-	forms := []string{resolvePath(s, f).clean}
-	if abs, ok := paths.ToolPath(f.Home, f.Cwd, s); ok {
-		forms = append(forms, abs)
+// piFile: s is a path Pi's own file tools open (resolveToCwd's reading of
+// it is taken too), not a shell's word.
+func (p *Policy) hardLinkBlock(what, s string, f *Facts, piFile bool) (Decision, bool) {
+	forms := [2]string{path.Clean(rawPath(s, f))}
+	if piFile {
+		if abs, ok := paths.ToolPath(f.Home, f.Cwd, s); ok && abs != forms[0] {
+			forms[1] = abs
+		}
 	}
 	for _, form := range forms {
+		if form == "" {
+			continue
+		}
 		if n := f.HardLinks(form); n > 1 {
 			return Decision{Action: ActionBlock, Code: CodeProtectedPath, Rule: "hard link", Subject: s,
 				Reason: fmt.Sprintf("%s names %q, a file with %d names (hard links); another of them may be a protected path (a start-up file such as ~/.bashrc), so piagent does not let a tool write it; write a new file instead (rm, then write)", what, s, n)}, true

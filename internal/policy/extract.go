@@ -309,22 +309,7 @@ type resolved struct {
 // joined to the working directory, and Facts.RealPath follows symlinks (for
 // a path that does not exist yet, its nearest existing ancestor).
 func resolvePath(s string, f *Facts) resolved {
-	s = strings.ReplaceAll(s, `\`, "/")
-	s = strings.TrimPrefix(s, "@")
-	switch {
-	case s == "~" || s == "$HOME" || s == "${HOME}":
-		s = f.Home
-	case strings.HasPrefix(s, "~/"):
-		s = f.Home + s[1:]
-	case strings.HasPrefix(s, "$HOME/"):
-		s = f.Home + s[5:]
-	case strings.HasPrefix(s, "${HOME}/"):
-		s = f.Home + s[7:]
-	}
-	raw := s
-	if !strings.HasPrefix(raw, "/") {
-		raw = strings.TrimSuffix(f.Cwd, "/") + "/" + raw
-	}
+	raw := rawPath(s, f)
 	r := resolved{raw: raw, clean: path.Clean(raw)}
 	if !strings.HasPrefix(r.clean, "/") {
 		r.clean = "/" + r.clean
@@ -339,13 +324,34 @@ func resolvePath(s string, f *Facts) resolved {
 	return r
 }
 
+// rawPath is s absolute, as written: the home's spellings expanded, a
+// relative path joined to the working folder, nothing cleaned or resolved.
+func rawPath(s string, f *Facts) string {
+	s = strings.ReplaceAll(s, `\`, "/")
+	s = strings.TrimPrefix(s, "@")
+	switch {
+	case s == "~" || s == "$HOME" || s == "${HOME}":
+		s = f.Home
+	case strings.HasPrefix(s, "~/"):
+		s = f.Home + s[1:]
+	case strings.HasPrefix(s, "$HOME/"):
+		s = f.Home + s[5:]
+	case strings.HasPrefix(s, "${HOME}/"):
+		s = f.Home + s[7:]
+	}
+	if !strings.HasPrefix(s, "/") {
+		s = strings.TrimSuffix(f.Cwd, "/") + "/" + s
+	}
+	return s
+}
+
 // physical is where the kernel takes a path with "..": it steps up from
 // where the links before the ".." lead, not from the words written
 // (cfg/../.bashrc, with cfg a link to ~/.config, is ~/.bashrc). ok is
 // false when the path has no "..".
 func physical(raw string, rp func(string) (string, bool)) (string, bool) {
-	if !strings.Contains(raw, "..") {
-		return "", false
+	if !hasDotDot(raw) {
+		return "", false // "./..." (a go package pattern) has none
 	}
 	dots := false
 	cur := "/"
@@ -363,6 +369,11 @@ func physical(raw string, rp func(string) (string, bool)) (string, bool) {
 		}
 	}
 	return cur, dots
+}
+
+// hasDotDot reports whether p has a ".." segment.
+func hasDotDot(p string) bool {
+	return p == ".." || strings.HasPrefix(p, "../") || strings.HasSuffix(p, "/..") || strings.Contains(p, "/../")
 }
 
 // realPath follows symlinks for p, or for its nearest ancestor that exists.

@@ -117,7 +117,7 @@ func (p *Policy) analyseShell(src, field string, f *Facts, hs []string) shellOut
 				if w.Dynamic || strings.HasPrefix(w.Lit, "?/") {
 					continue
 				}
-				if d, ok := p.hardLinkBlock("the shell command", w.Lit, f); ok {
+				if d, ok := p.hardLinkBlock("the shell command", w.Lit, f, false); ok {
 					d.Code = CodeShellProtectedWrite
 					return shellOutcome{block: &d}
 				}
