@@ -855,6 +855,9 @@ func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decis
 // at (what runs later, unconfined), and tmux commands that start or type
 // commands (a tmux server may be the person's own, unconfined).
 func runsElsewhere(c shCommand) (Decision, bool) {
+	if len(c.Argv) == 0 {
+		return Decision{}, false // a line of redirections alone (">0") runs nothing
+	}
 	name := path.Base(c.Name)
 	var args []string
 	for _, w := range c.Argv[1:] {
