@@ -104,7 +104,7 @@ func TestRed4StartupFilesOtherWays(t *testing.T) {
 		"mv build out",
 		"cp notes.md ~/backup/",
 		"mv notes.md ~/notes/",
-		"ln -s ../shared/config.json config.json",
+		"ln -s ../common/config.json config.json",
 		"ln a.txt b.txt",
 		"go env GOPATH",
 		"cd cfg/.. && echo x > notes.txt",

@@ -597,15 +597,9 @@ func (p *Policy) startupTreeBlock(a *shell.Analysis, f *Facts, hs []string) (Dec
 					Reason: fmt.Sprintf("the shell command links to %q, which piagent cannot resolve before it runs; a link to a start-up file or a folder above one would let a write reach it", w.Lit)}, true
 			}
 		}
-		r := resolvePath(lit, f)
-		for _, form := range [3]string{r.clean, r.raw, r.real} {
-			if form == "" {
-				continue
-			}
-			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
-				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
-					Reason: fmt.Sprintf("the shell command links to %q, at or above a path tools may read but not write (rule %q); a write through the link would reach it", w.Lit, pat)}, true
-			}
+		if pat, ok := p.startupAt(lit, f, hs); ok {
+			return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+				Reason: fmt.Sprintf("the shell command links to %q, at or above a path tools may read but not write (rule %q); a write through the link would reach it", w.Lit, pat)}, true
 		}
 	}
 	for _, w := range shell.Trees(a) {
@@ -616,18 +610,27 @@ func (p *Policy) startupTreeBlock(a *shell.Analysis, f *Facts, hs []string) (Dec
 		if lit == "" || strings.HasPrefix(lit, "?") {
 			continue
 		}
-		r := resolvePath(lit, f)
-		for _, form := range [3]string{r.clean, r.raw, r.real} {
-			if form == "" {
-				continue
-			}
-			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
-				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
-					Reason: fmt.Sprintf("the shell command creates, replaces, moves or removes %q, at or above a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined, as it is", w.Lit, pat)}, true
-			}
+		if pat, ok := p.startupAt(lit, f, hs); ok {
+			return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: w.Lit,
+				Reason: fmt.Sprintf("the shell command creates, replaces, moves or removes %q, at or above a path tools may read but not write (rule %q); piagent keeps what runs later, unconfined, as it is", w.Lit, pat)}, true
 		}
 	}
 	return Decision{}, false
+}
+
+// startupAt is the start-up pattern the path string s, in any of its forms
+// (as written, cleaned, links resolved), is at or above.
+func (p *Policy) startupAt(s string, f *Facts, hs []string) (string, bool) {
+	r := resolvePath(s, f)
+	for _, form := range [3]string{r.clean, r.raw, r.real} {
+		if form == "" {
+			continue
+		}
+		if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
+			return pat, true
+		}
+	}
+	return "", false
 }
 
 // holdsStartup reports the start-up pattern (protected, readable only,
@@ -835,15 +838,9 @@ func (p *Policy) unseenByReader(a *shell.Analysis, f *Facts, hs []string) (Decis
 			return Decision{Action: ActionBlock, Code: CodeShellDynamicPath, Subject: as.Name,
 				Reason: fmt.Sprintf("the shell command sets %s for git, whose work tree (what checkout and reset write) piagent then cannot tell", as.Name)}, true
 		}
-		r := resolvePath(v.Lit, f)
-		for _, form := range [3]string{r.clean, r.raw, r.real} {
-			if form == "" {
-				continue
-			}
-			if pat, ok := p.holdsStartup(splitPath(strings.ToLower(form)), hs); ok {
-				return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: v.Lit,
-					Reason: fmt.Sprintf("the shell command sets GIT_WORK_TREE to %q, a folder at or above a path tools may read but not write (rule %q)", v.Lit, pat)}, true
-			}
+		if pat, ok := p.startupAt(v.Lit, f, hs); ok {
+			return Decision{Action: ActionBlock, Code: CodeShellProtectedWrite, Rule: pat, Subject: v.Lit,
+				Reason: fmt.Sprintf("the shell command sets GIT_WORK_TREE to %q, a folder at or above a path tools may read but not write (rule %q)", v.Lit, pat)}, true
 		}
 	}
 	return Decision{}, false
