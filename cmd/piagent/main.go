@@ -6,6 +6,7 @@ import (
 
 	"github.com/piagent/piagent/internal/cli"
 	"github.com/piagent/piagent/internal/gcpolicy"
+	"github.com/piagent/piagent/internal/ops"
 )
 
 func main() {
@@ -14,6 +15,6 @@ func main() {
 	// guard helper, which lives long, takes gcpolicy.LongLived's.
 	gcpolicy.OneShot(cli.CommandMemory)
 	env := cli.OSEnv()
-	env.LongLived = gcpolicy.LongLived
+	env.LongLived = func() ops.Pace { return gcpolicy.LongLived() }
 	os.Exit(cli.Main("piagent", os.Args[1:], env))
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/piagent/piagent/internal/ops"
 )
 
 // runCLI runs one command line in-process with a fake home.
@@ -259,7 +261,7 @@ func TestHelperTakesTheLongLivedPace(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home,
 			Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return time.Unix(0, 0) },
-			LongLived: func() { calls++ }}
+			LongLived: func() ops.Pace { calls++; return nil }}
 		Main("piagent", tc.args, env)
 		if calls != tc.want {
 			t.Errorf("piagent %v: LongLived called %d times, want %d\n%s", tc.args, calls, tc.want, errb.String())

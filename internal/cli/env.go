@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/piagent/piagent/internal/ops"
 	"golang.org/x/term"
 )
 
@@ -29,9 +30,11 @@ type Env struct {
 	Width int
 	// LongLived, when set, is called once the command turns out to live as
 	// long as the session (the guard helper): the mains set the
-	// collector's pace there (gcpolicy.LongLived). A test leaves it nil,
-	// and its binary keeps the runtime's default pace.
-	LongLived func()
+	// collector's pace there (gcpolicy.LongLived), and the Pace it returns
+	// (the collector between calls) is told when the helper is busy and
+	// when it waits. A test leaves it nil, and its binary keeps the
+	// runtime's default pace.
+	LongLived func() ops.Pace
 
 	vars map[string]string // Environ by name, when made by indexed
 }

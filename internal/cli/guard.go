@@ -42,10 +42,11 @@ func (a *app) guardCommand() *cobra.Command {
 		}
 		// A helper lives as long as the session: the main's pace for that
 		// (gcpolicy.LongLived), not the one-shot commands' relaxed one.
+		var pace ops.Pace
 		if a.env.LongLived != nil {
-			a.env.LongLived()
+			pace = a.env.LongLived()
 		}
-		return a.op().ServeHelper(dir, a.env.Stdin, a.env.Stdout)
+		return a.op().ServeHelper(dir, a.env.Stdin, a.env.Stdout, pace)
 	})
 	g.AddCommand(serve)
 	return g

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -45,6 +46,7 @@ func TestOneShot(t *testing.T) {
 func TestOneShotKeepsALaterPace(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	OneShot(32 << 20)
 	LongLived()
 	runtime.GC()
@@ -52,5 +54,61 @@ func TestOneShotKeepsALaterPace(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if got := debug.SetGCPercent(50); got != 50 {
 		t.Errorf("GOGC = %d, want the helper's 50 kept", got)
+	}
+}
+
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+var sink [][]byte
+
+// Between collects once the helper has waited Pause after growing its
+// heap, not when a request comes first (Busy), and not when the heap has
+// not grown. Not parallel: it counts the process's collections.
+func TestBetweenCollectsInThePause(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	b := LongLived()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("the helper runs on %d processors, want 1", n)
+	}
+	wait := func() { time.Sleep(Pause + 100*time.Millisecond) }
+	grow := func() {
+		runtime.GC()
+		sink = nil
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+		metrics.Read(s)
+		room := s[1].Value.Uint64() - s[0].Value.Uint64()
+		for n := uint64(0); n < room/2; n += 4096 {
+			sink = append(sink, make([]byte, 4096))
+		}
+		sink = nil
+	}
+
+	grow()
+	n := cycles()
+	b.Idle()
+	b.Busy() // a request came within the pause
+	wait()
+	if got := cycles(); got != n {
+		t.Errorf("a request within the pause: %d collections, want none", got-n)
+	}
+
+	n = cycles()
+	b.Idle()
+	wait()
+	if got := cycles(); got == n {
+		t.Error("a pause after the heap grew half way to its goal: no collection")
+	}
+
+	runtime.GC()
+	n = cycles()
+	b.Idle()
+	wait()
+	if got := cycles(); got != n {
+		t.Errorf("a pause with the heap clean: %d collections, want none", got-n)
 	}
 }

@@ -36,6 +36,16 @@ const maxLine = 32 << 20
 type Server struct {
 	Engine *engine.Engine
 	Build  string // piagent's version, for the handshake
+	// Pace, when set, is told when a request arrives (Busy) and when the
+	// helper has answered with no other request waiting (Idle): the mains'
+	// collector between calls (gcpolicy.Between). Nil in tests.
+	Pace Pace
+}
+
+// Pace is told when the helper is busy and when it waits.
+type Pace interface {
+	Busy()
+	Idle()
 }
 
 // Hello is the handshake line.
@@ -95,6 +105,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	var buf []byte // appendDecision's, used again
 	for {
 		line, err := readLine(r)
+		if s.Pace != nil {
+			s.Pace.Busy()
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			req, ok := splitRequest(line)
 			var jerr error
@@ -123,6 +136,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 			if err := w.Flush(); err != nil {
 				return err
 			}
+		}
+		if s.Pace != nil && r.Buffered() == 0 && err == nil {
+			s.Pace.Idle()
 		}
 		if err == io.EOF {
 			return nil

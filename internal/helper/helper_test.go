@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -321,4 +322,53 @@ func readAction(c *client, p string) string {
 	c.t.Helper()
 	r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": p}})["result"].(map[string]any)
 	return r["action"].(string)
+}
+
+// pace records what the helper tells its Pace, in order.
+type pace chan string
+
+func (p pace) Busy() { p <- "busy" }
+func (p pace) Idle() { p <- "idle" }
+
+// TestPaceToldBusyAndIdle: the helper tells its Pace (the mains' collector
+// between calls) Busy when a request arrives and Idle only once it has
+// answered with no other request waiting: two requests that arrive
+// together are answered with no Idle between them.
+func TestPaceToldBusyAndIdle(t *testing.T) {
+	home, cwd := project(t)
+	p := make(pace, 16)
+	c := startServer(t, &Server{Engine: &engine.Engine{Home: home, Cwd: cwd}, Build: "test", Pace: p})
+	req := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"a.go"}}}` + "\n"
+	if _, err := io.WriteString(c.in, req+req); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := c.out.ReadBytes('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for len(got) < 3 {
+		select {
+		case e := <-p:
+			got = append(got, e)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("told %v, then nothing", got)
+		}
+	}
+	if want := []string{"busy", "busy", "idle"}; !slices.Equal(got, want) {
+		t.Errorf("told %v, want %v", got, want)
+	}
+	c.in.Close()
+	if err := <-c.done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-p:
+		if e != "busy" {
+			t.Errorf("at the end of input told %q, want busy (the pause ends with the helper)", e)
+		}
+	default:
+		t.Error("at the end of input told nothing")
+	}
 }

@@ -525,6 +525,15 @@ func BenchmarkHelper(b *testing.B) {
 			return `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n ` + strconv.Itoa(i) + `"}}}` + "\n"
 		})
 	})
+	// new lines at a model's pace, a little shortened: 5 ms between calls,
+	// past the helper's pause before it collects (gcpolicy.Pause)
+	b.Run("bash-new-paced", func(b *testing.B) {
+		h := startHelper(b, []string{piagent, "guard", "serve"}, proj, env(home))
+		measureEach(b, h, func(i int) string {
+			time.Sleep(5 * time.Millisecond)
+			return `{"id":1,"method":"decide","params":{"toolName":"bash","input":{"command":"cd src && go test ./... 2>&1 | grep -v '^ok' | head -n ` + strconv.Itoa(i) + `"}}}` + "\n"
+		})
+	})
 }
 
 func measure(b *testing.B, h *helper, req string) {
