@@ -392,3 +392,34 @@ func TestStartupFilesReadNotWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretStoresHiddenFromEveryTool: the secret stores the shell's rules
+// named (git's stored credentials, kubectl's and docker's configuration,
+// gpg's keyring, the clouds' folders, the shells' histories, a process's
+// environment) were protected only for shell commands: Pi's read tool read
+// ~/.git-credentials and /proc/self/environ (Pi's own environment, its API
+// keys) for the model, and its write tool could give kubectl an exec
+// plugin or docker a credential helper to run at their next use. Every
+// tool is refused them now, reading and writing.
+func TestSecretStoresHiddenFromEveryTool(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, path := range []string{
+		"~/.git-credentials", "~/.kube/config", "~/.docker/config.json", "~/.gnupg/pubring.kbx",
+		"~/.config/gcloud/credentials.db", "~/.azure/msal_token_cache.json", "~/.bash_history",
+		"~/.zsh_history", "/proc/self/environ", "/proc/1/environ", "/proc/self/task/1/environ", "/proc/thread-self/environ", "/etc/shadow", "~/.pypirc",
+		"~/.password-store/bank.gpg", "~/.vault-token", "~/.config/gh/config.yml",
+	} {
+		for _, c := range []Call{
+			call("read", "path", path),
+			call("grep", "pattern", "token", "path", path),
+			call("write", "path", path, "content", "x"),
+			call("edit", "path", path, "oldText", "a", "newText", "b"),
+			call("bash", "command", "cat "+path),
+		} {
+			if d := p.Decide(c, testFacts()); d.Action != ActionBlock {
+				t.Errorf("%s %v: %s %s, want a block", c.ToolName, c.Input, d.Action, d.Code)
+			}
+		}
+	}
+}
