@@ -352,6 +352,8 @@ func TestStartupFilesReadNotWritten(t *testing.T) {
 		"~/.local/bin/git", "~/bin/ls", "~/.claude/settings.json", "~/.gemini/settings.json",
 		"~/.bashrc.d/10-evil.sh", "~/.oh-my-zsh/custom/evil.zsh", "~/.BashRC", "~/.bash_aliases",
 		"~/.config/go/env", "~/.cargo/config.toml", "~/.gradle/init.d/evil.gradle", "~/.config/pip/pip.conf",
+		"~/.config/Code/User/settings.json", "~/.config/Cursor/User/tasks.json",
+		"~/.local/share/applications/firefox.desktop", "~/.config/mimeapps.list",
 	}
 	for _, path := range later {
 		for _, c := range []Call{
