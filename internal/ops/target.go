@@ -6,6 +6,7 @@ import (
 
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Transport names how the adapter reaches a server.
@@ -60,20 +61,6 @@ func Target(e mcpconfig.Entry) string {
 	return "-"
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_-+=:,./", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// ShellQuote quotes s for a POSIX shell when it needs it (shquote.Quote,
+// for the edge).
+func ShellQuote(s string) string { return shquote.Quote(s) }
