@@ -90,7 +90,7 @@ func (a *app) output(argv ...string) (string, error) {
 	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			l, _, _ := strings.Cut(msg, "\n")
-			return "", fmt.Errorf("%w: %s", err, l)
+			return "", &ops.ProgramError{Err: err, Said: l}
 		}
 		return "", err
 	}

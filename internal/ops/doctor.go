@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/baseline"
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -73,8 +74,6 @@ const WatchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/c
 type DiagnoseOptions struct {
 	Extension string // where piagent's extension of this version lives
 	Tmp       string // the temporary folder plain pi uses
-	// Docker asks whether Docker answers (only when a server needs it).
-	Docker func() error
 	// FixOf words the grant that lets a stopped server through.
 	FixOf func(serverrun.Record) string
 }
@@ -162,10 +161,10 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 			d.Docker.For = append(d.Docker.For, s.Name)
 		}
 	}
-	if len(d.Docker.For) > 0 && opt.Docker != nil {
+	if len(d.Docker.For) > 0 {
 		d.Docker.Checked = true
-		if err := opt.Docker(); err != nil {
-			d.Docker.Error = err.Error()
+		if err := o.DockerAnswers(); err != nil {
+			d.Docker.Error = said(err)
 		} else {
 			d.Docker.Running = true
 		}
@@ -176,11 +175,15 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 // LastFailure is the record of server name's last run in project when the
 // run failed: the sandbox may have stopped it.
 func (o *Ops) LastFailure(project, name string) (serverrun.Record, bool) {
-	r, ok := serverrun.Read(o.ServerStateDir(project, name))
-	if !ok || r.State != serverrun.Failed {
-		return serverrun.Record{}, false
-	}
-	return r, true
+	r, _, ok := engine.LastFailure(o.Home, project, name)
+	return r, ok
+}
+
+// Notice is the session notice for g, worded for prog: the gate's lines,
+// then a line for each server the sandbox may have stopped (the lines the
+// extension's state carries).
+func (o *Ops) Notice(g *gate.Gate, prog string) []string {
+	return append(g.Notice(prog), engine.StoppedNotice(o.Home, g, prog)...)
 }
 
 // ServerStateDir is the private folder of a server's confined runs.
