@@ -74,7 +74,7 @@ type SetupResult struct {
 	Actions       []SetupAction  `json:"actions"`
 	Problems      []SetupProblem `json:"problems"`
 	AddsAdapter   bool           `json:"addsAdapter"` // the adapter was not listed; setup installs it (and uninstall may remove it)
-	Preset        any            `json:"preset"`      // the seeding's answer (SetupOptions.Seed); null with NoMCP
+	Preset        *WriteResult   `json:"preset"`      // the seeding's answer (SetupOptions.Seed); null with NoMCP
 	Needs         []Need         `json:"needs"`
 	Record        string         `json:"record"`
 	RecordChanged bool           `json:"recordChanged"`
@@ -84,9 +84,9 @@ type SetupResult struct {
 
 // Seeded is what seeding a preset answered.
 type Seeded struct {
-	Answer  any    // the apply's answer, as the edge has it (SetupResult.Preset)
-	Changed bool   // the global file changed (or, dry run, would)
-	Needs   []Need // what the seeded servers still need
+	Answer  *WriteResult // the apply's answer (SetupResult.Preset)
+	Changed bool         // the global file changed (or, dry run, would)
+	Needs   []Need       // what the seeded servers still need
 }
 
 // SetupOptions are setup's inputs.
@@ -96,7 +96,7 @@ type SetupOptions struct {
 	DryRun bool
 	// Seed applies the preset to the global scope, the way
 	// `piagent mcp --preset NAME --scope global --replace` does with only
-	// the servers this machine can run.
+	// the servers this machine can run: Ops.SeedPreset.
 	Seed func(dryRun bool) (Seeded, error)
 	Run  RunPackage
 }

@@ -68,7 +68,9 @@ func (m *setupMachine) run(pi string, act PackageAction) error {
 
 func (m *setupMachine) options(dryRun bool) SetupOptions {
 	return SetupOptions{Preset: "core", DryRun: dryRun, Run: m.run,
-		Seed: func(bool) (Seeded, error) { return Seeded{Answer: "seeded", Needs: []Need{}}, nil }}
+		Seed: func(bool) (Seeded, error) {
+			return Seeded{Answer: &WriteResult{Preset: "seeded"}, Needs: []Need{}}, nil
+		}}
 }
 
 // Setup installs the extension, then the adapter, records that it
@@ -89,7 +91,7 @@ func TestSetupRunsThePlanOnce(t *testing.T) {
 	if len(m.ran) != 2 || !strings.HasPrefix(m.ran[0], "pi install "+ExtensionDir(m.o.Home)) || m.ran[1] != "pi install "+AdapterSource {
 		t.Errorf("ran %q", m.ran)
 	}
-	if !out.Changed || !out.RecordChanged || out.Preset != "seeded" || len(out.Problems) != 0 || out.Stopped != 0 {
+	if !out.Changed || !out.RecordChanged || out.Preset == nil || out.Preset.Preset != "seeded" || len(out.Problems) != 0 || out.Stopped != 0 {
 		t.Errorf("setup: %+v", out)
 	}
 	for _, act := range out.Actions {
