@@ -20,7 +20,7 @@ type doctorJSON struct {
 func (a *app) doctorData(g *gate.Gate) doctorJSON {
 	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
 		Extension: ops.ExtensionDir(a.env.Home), Tmp: tempDir(a.env),
-		FixOf: a.failureFix,
+		Prog: a.mcpCmd(),
 	})}
 }
 

@@ -74,8 +74,9 @@ const WatchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/c
 type DiagnoseOptions struct {
 	Extension string // where piagent's extension of this version lives
 	Tmp       string // the temporary folder plain pi uses
-	// FixOf words the grant that lets a stopped server through.
-	FixOf func(serverrun.Record) string
+	// Prog is the command a stopped server's fix names (piagent-mcp, or
+	// piagent mcp).
+	Prog string
 }
 
 // Diagnose is what doctor says of the project beyond its servers' states:
@@ -99,11 +100,7 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 		if s.State == gate.Disabled {
 			continue
 		}
-		if r, ok := o.LastFailure(g.Project, s.Name); ok {
-			lr := LastRun{Record: r, Text: r.Text()}
-			if opt.FixOf != nil {
-				lr.Fix = opt.FixOf(r)
-			}
+		if lr, ok := o.LastRun(g.Project, s.Name, opt.Prog); ok {
 			d.Stopped[s.Name] = lr
 			d.Attention = true
 		}
@@ -172,11 +169,16 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 	return d
 }
 
-// LastFailure is the record of server name's last run in project when the
-// run failed: the sandbox may have stopped it.
-func (o *Ops) LastFailure(project, name string) (serverrun.Record, bool) {
-	r, _, ok := engine.LastFailure(o.Home, project, name)
-	return r, ok
+// LastRun is server name's last run in project when it failed (the
+// sandbox may have stopped it): the record, what happened, and the grant
+// that lets it through, worded for prog. get and doctor show it; the
+// session notice says it in one line (engine.StoppedNotice).
+func (o *Ops) LastRun(project, name, prog string) (LastRun, bool) {
+	r, dir, ok := engine.LastFailure(o.Home, project, name)
+	if !ok {
+		return LastRun{}, false
+	}
+	return LastRun{Record: r, Text: r.Text(), Fix: r.Fix(prog, dir)}, true
 }
 
 // Notice is the session notice for g, worded for prog: the gate's lines,
@@ -184,11 +186,6 @@ func (o *Ops) LastFailure(project, name string) (serverrun.Record, bool) {
 // extension's state carries).
 func (o *Ops) Notice(g *gate.Gate, prog string) []string {
 	return append(g.Notice(prog), engine.StoppedNotice(o.Home, g, prog)...)
-}
-
-// ServerStateDir is the private folder of a server's confined runs.
-func (o *Ops) ServerStateDir(project, name string) string {
-	return sandbox.ServerStateDir(sandbox.Input{Home: o.Home, Project: project}, name)
 }
 
 // StartupWarnings are doctor's warnings for the unapproved repository
