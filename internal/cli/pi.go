@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -73,9 +72,6 @@ func (a *app) launchPi(args []string) error {
 		return a.runPi(pi, args, a.env.Environ)
 	}
 	dir := a.env.Dir
-	if dir == "" || !filepath.IsAbs(dir) {
-		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
-	}
 	l, err := a.op().PlanLaunch(dir, pi, args)
 	if err != nil {
 		return err

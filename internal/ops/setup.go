@@ -311,9 +311,9 @@ func (out *SetupResult) changed() {
 // in order. When one fails, the record keeps what did happen (so uninstall
 // still knows) and the error says what is left.
 func (o *Ops) runSetupPlan(p *probe, plan setup.Plan, out *SetupResult, rec, next setup.Record, run RunPackage) error {
-	written, err := WriteExtension(Extension(), out.Extension)
+	_, written, err := o.PlaceExtension() // out.Extension
 	if err != nil {
-		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
+		return err
 	}
 	out.ExtensionFile = written
 	if out.ExtensionFile == nil {
