@@ -23,32 +23,6 @@ func scopeFlag(c *cobra.Command, with string) *string {
 	return s
 }
 
-// commandLine is the request as the terminal command that performs it.
-func (a *app) commandLine(r ops.AddRequest, sf ops.ScopeFile, project string, replace bool) string {
-	parts := append(strings.Fields(a.mcpCmd()), "add", shellQuote(r.Name), "--scope", sf.Scope)
-	if sf.Repository {
-		parts = append(parts, "--project", shellQuote(project))
-	}
-	if replace {
-		parts = append(parts, "--replace")
-	}
-	for _, kv := range r.Env {
-		parts = append(parts, "--env", shellQuote(kv[0]+"="+kv[1]))
-	}
-	for _, h := range r.Headers {
-		parts = append(parts, "--header", shellQuote(h[0]+": "+h[1]))
-	}
-	if r.URL != "" {
-		parts = append(parts, "--url", shellQuote(r.URL))
-	} else {
-		parts = append(parts, "--")
-		for _, x := range r.Command {
-			parts = append(parts, shellQuote(x))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 func (a *app) addCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "add NAME (--url URL | [--env K=V]... -- COMMAND [ARGS...])",
@@ -90,7 +64,7 @@ func (a *app) addCommand() *cobra.Command {
 		out := ops.NewWriteResult("add")
 		out.Name, out.Scope, out.File, out.DryRun = req.Name, sf.Scope, sf.Path, *dryRun
 		if *printCmd {
-			out.Command = a.commandLine(req, sf, project, *replace)
+			out.Command = req.CommandLine(a.mcpCmd(), sf, project, *replace)
 			if *asJSON {
 				return a.writeJSON(out)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Held is a repository server piagent pi holds back, with the command that
@@ -117,7 +118,7 @@ func ResumeCommand(agentDir, cwd string, args []string, start time.Time) string 
 	}
 	cmd := "piagent pi"
 	if s.Dir != "" {
-		cmd += " --session-dir " + ShellQuote(s.Dir)
+		cmd += " --session-dir " + shquote.Quote(s.Dir)
 	}
 	return cmd + " --session " + s.ID
 }

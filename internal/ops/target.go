@@ -46,9 +46,9 @@ func Target(e mcpconfig.Entry) string {
 			for _, x := range args {
 				b.WriteByte(' ')
 				if s, ok := x.(string); ok {
-					b.WriteString(ShellQuote(secret.MaskString(s)))
+					b.WriteString(shquote.Quote(secret.MaskString(s)))
 				} else {
-					b.WriteString(ShellQuote(fmt.Sprint(secret.MaskValue(x))))
+					b.WriteString(shquote.Quote(fmt.Sprint(secret.MaskValue(x))))
 				}
 			}
 		}
@@ -60,7 +60,3 @@ func Target(e mcpconfig.Entry) string {
 	}
 	return "-"
 }
-
-// ShellQuote quotes s for a POSIX shell when it needs it (shquote.Quote,
-// for the edge).
-func ShellQuote(s string) string { return shquote.Quote(s) }
