@@ -106,10 +106,7 @@ func (a *app) runPiPackage(pi string, act ops.PackageAction) error {
 	defer cancel()
 	cmd := a.command(ctx, pi, string(act.Op), act.Source, "--no-approve")
 	cmd.Stdout, cmd.Stderr = a.env.Stderr, a.env.Stderr
-	if _, set := a.env.LookupEnv("npm_config_update_notifier"); !set {
-		// npm's "new major version" box is not setup's to show.
-		cmd.Env = append(cmd.Env, "npm_config_update_notifier=false")
-	}
+	cmd.Env = ops.PackageEnviron(cmd.Env)
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s failed: %w", act.Command(), err)
 	}

@@ -66,6 +66,9 @@ func (o *Ops) DockerAnswers() error {
 	if docker == "" {
 		return errNoDocker
 	}
+	if o.Output == nil {
+		return errors.New("cannot run docker info: no way to run a program here")
+	}
 	_, err := o.Output(docker, "info", "--format", "{{.ServerVersion}}")
 	return err
 }

@@ -38,6 +38,18 @@ const AdapterSource = setup.AdapterSource
 // prints is the edge's to show.
 type RunPackage func(pi string, act PackageAction) error
 
+// PackageEnviron is the environment a package command of Pi's runs with:
+// environ, with npm's update notifier off unless the person set it (npm's
+// "new major version" box is not setup's to show).
+func PackageEnviron(environ []string) []string {
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, "npm_config_update_notifier=") {
+			return environ
+		}
+	}
+	return append(environ[:len(environ):len(environ)], "npm_config_update_notifier=false")
+}
+
 // SetupAction is one of Pi's package commands setup or uninstall plans,
 // worded, and whether it ran.
 type SetupAction struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,6 +202,27 @@ func TestUninstallRemovesWhatSetupInstalled(t *testing.T) {
 	for _, p := range want {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s is still there", p)
+		}
+	}
+}
+
+// TestPackageEnviron: Pi's package commands run with npm's update notifier
+// off, unless the person set it (to anything, empty included); the
+// caller's environment is not written through.
+func TestPackageEnviron(t *testing.T) {
+	t.Parallel()
+	env := make([]string, 1, 4)
+	env[0] = "HOME=/h"
+	got := PackageEnviron(env)
+	if want := []string{"HOME=/h", "npm_config_update_notifier=false"}; !slices.Equal(got, want) {
+		t.Errorf("PackageEnviron = %q, want %q", got, want)
+	}
+	if env[:2][1] != "" {
+		t.Errorf("the caller's environment was written through: %q", env[:2])
+	}
+	for _, set := range []string{"npm_config_update_notifier=true", "npm_config_update_notifier="} {
+		if got := PackageEnviron([]string{"HOME=/h", set}); !slices.Equal(got, []string{"HOME=/h", set}) {
+			t.Errorf("with %s: %q", set, got)
 		}
 	}
 }
