@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/piagent/piagent/internal/paths"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
@@ -267,7 +268,7 @@ func Compare(s *Snapshot) ([]Change, error) {
 	var wholes []string
 	nowIdx := now.index()
 	for _, c := range out {
-		if slices.ContainsFunc(wholes, func(w string) bool { return strings.HasPrefix(c.Path, w+"/") }) {
+		if slices.ContainsFunc(wholes, func(w string) bool { return below(w, c.Path) }) {
 			continue
 		}
 		top = append(top, c)
@@ -277,6 +278,10 @@ func Compare(s *Snapshot) ([]Change, error) {
 	}
 	return top, nil
 }
+
+// below: p, a project-relative path, lies under root and is not root
+// itself.
+func below(root, p string) bool { return p != root && paths.Within(root, p) }
 
 // whole: a change that moves the entry's whole subtree (an added or
 // removed folder, or one that is no longer a folder).
@@ -312,7 +317,7 @@ func ChangedRoots(s *Snapshot, changes []Change) []string {
 	var out []string
 	for _, c := range changes {
 		for _, r := range s.Roots {
-			if c.Path == r || strings.HasPrefix(c.Path, r+"/") {
+			if paths.Within(r, c.Path) {
 				p := filepath.Join(s.Project, filepath.FromSlash(r))
 				if !slices.Contains(out, p) {
 					out = append(out, p)

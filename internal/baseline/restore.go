@@ -148,7 +148,7 @@ func restoreOne(proj, files int, s *Snapshot, base map[string]*Entry, c Change, 
 		// a folder that was replaced or removed: its whole tree comes back
 		for i := range s.Entries {
 			e := &s.Entries[i]
-			if !strings.HasPrefix(e.Path, c.Path+"/") {
+			if !below(c.Path, e.Path) {
 				continue
 			}
 			d, n := path.Split(e.Path)

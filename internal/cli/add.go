@@ -23,58 +23,6 @@ func scopeFlag(c *cobra.Command, with string) *string {
 	return s
 }
 
-// writeResultJSON is the --json answer of add, remove, enable, disable and
-// a preset apply.
-type writeResultJSON struct {
-	Action          string             `json:"action"`
-	Name            string             `json:"name,omitempty"`
-	Preset          string             `json:"preset,omitempty"`
-	Scope           string             `json:"scope"`
-	File            string             `json:"file"`
-	Changed         bool               `json:"changed"`
-	DryRun          bool               `json:"dryRun"`
-	Approved        []string           `json:"approved"`
-	DecisionDropped bool               `json:"decisionDropped"`
-	FileRemoved     bool               `json:"fileRemoved,omitempty"` // enable left the file empty and removed it
-	Servers         []presetServerJSON `json:"servers,omitempty"`
-	Needs           []needJSON         `json:"needs"`
-	Notes           []string           `json:"notes"`
-	Content         string             `json:"content,omitempty"` // --dry-run: the file as it would read
-	Command         string             `json:"command,omitempty"` // --print-command
-}
-
-type needJSON = ops.Need
-
-func newResult(action string) writeResultJSON {
-	return writeResultJSON{Action: action, Approved: []string{}, Needs: []needJSON{}, Notes: []string{}}
-}
-
-// commandLine is the request as the terminal command that performs it.
-func (a *app) commandLine(r ops.AddRequest, sf ops.ScopeFile, project string, replace bool) string {
-	parts := append(strings.Fields(a.mcpCmd()), "add", shellQuote(r.Name), "--scope", sf.Scope)
-	if sf.Repository {
-		parts = append(parts, "--project", shellQuote(project))
-	}
-	if replace {
-		parts = append(parts, "--replace")
-	}
-	for _, kv := range r.Env {
-		parts = append(parts, "--env", shellQuote(kv[0]+"="+kv[1]))
-	}
-	for _, h := range r.Headers {
-		parts = append(parts, "--header", shellQuote(h[0]+": "+h[1]))
-	}
-	if r.URL != "" {
-		parts = append(parts, "--url", shellQuote(r.URL))
-	} else {
-		parts = append(parts, "--")
-		for _, x := range r.Command {
-			parts = append(parts, shellQuote(x))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 func (a *app) addCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "add NAME (--url URL | [--env K=V]... -- COMMAND [ARGS...])",
@@ -113,10 +61,10 @@ func (a *app) addCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		out := newResult("add")
+		out := ops.NewWriteResult("add")
 		out.Name, out.Scope, out.File, out.DryRun = req.Name, sf.Scope, sf.Path, *dryRun
 		if *printCmd {
-			out.Command = a.commandLine(req, sf, project, *replace)
+			out.Command = req.CommandLine(a.mcpCmd(), sf, project, *replace)
 			if *asJSON {
 				return a.writeJSON(out)
 			}
@@ -141,7 +89,7 @@ func (a *app) addCommand() *cobra.Command {
 // scope records for what the person just wrote, notes about higher layers,
 // and what the servers still need (stderr).
 // pre holds the digests approveFirst recorded before the write.
-func (a *app) finishWrite(project string, out *writeResultJSON, res ops.EditResult, written []string, pre map[string]string, asJSON bool) error {
+func (a *app) finishWrite(project string, out *ops.WriteResult, res ops.EditResult, written []string, pre map[string]string, asJSON bool) error {
 	w := a.env.Stdout
 	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
 	if out.DryRun {
@@ -164,11 +112,7 @@ func (a *app) finishWrite(project string, out *writeResultJSON, res ops.EditResu
 		return a.writeJSON(out)
 	}
 	wr, approveErr := a.op().FinishWrite(project, res, written, pre, out.Preset == "")
-	out.Approved = append(out.Approved, wr.Approved...)
-	for _, n := range wr.Notes {
-		out.Notes = append(out.Notes, a.fix(n))
-	}
-	out.Needs = append(out.Needs, wr.Needs...)
+	out.Finished(wr, a.fix)
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err
@@ -198,7 +142,7 @@ func (a *app) printNotes(notes []string) {
 	}
 }
 
-func printNeeds(w io.Writer, needs []needJSON) {
+func printNeeds(w io.Writer, needs []ops.Need) {
 	if len(needs) == 0 {
 		return
 	}

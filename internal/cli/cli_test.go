@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,28 +154,43 @@ func TestBothNames(t *testing.T) {
 }
 
 // TestDoctorDocker: `docker info` runs in doctor only, and only when a
-// server needs Docker. Not parallel: it replaces the package's dockerCheck.
+// server needs Docker (ops.DockerAnswers, its one owner); doctor shows the
+// first line Docker wrote. A docker on the person's PATH counts its runs.
 func TestDoctorDocker(t *testing.T) {
-	calls := 0
-	saved := dockerCheck
-	dockerCheck = func(context.Context) error { calls++; return errors.New("Cannot connect to the Docker daemon") }
-	t.Cleanup(func() { dockerCheck = saved })
-
+	t.Parallel()
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\necho \"$*\" >> "+calls+"\necho 'Cannot connect to the Docker daemon' >&2\necho 'second line' >&2\nexit 1\n"), 0o755)
+	ran := func() int {
+		data, _ := os.ReadFile(calls)
+		return strings.Count(string(data), "info --format {{.ServerVersion}}\n")
+	}
 	home, proj := fixture(t)
-	runCLI(t, "piagent-mcp", home, proj, "doctor")
-	runCLI(t, "piagent-mcp", home, proj, "list")
-	if calls != 0 {
-		t.Fatalf("docker info ran %d times without a Docker server", calls)
+	run := func(args ...string) string {
+		var out, errb bytes.Buffer
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: proj, Home: home,
+			Environ: []string{"HOME=" + home, "PATH=" + bin + ":" + os.Getenv("PATH")}, Now: func() time.Time { return time.Unix(0, 0) }}
+		Main("piagent-mcp", args, env)
+		return out.String()
+	}
+	run("doctor")
+	run("list")
+	if n := ran(); n != 0 {
+		t.Fatalf("docker info ran %d times without a Docker server", n)
 	}
 	os.WriteFile(filepath.Join(home, ".config", "mcp", "mcp.json"),
 		[]byte(`{"mcpServers": {"gh": {"command": "docker", "args": ["run", "-i", "img@sha256:00"]}}}`), 0o644)
-	runCLI(t, "piagent-mcp", home, proj, "list")
-	if calls != 0 {
+	run("list")
+	if ran() != 0 {
 		t.Fatalf("list ran docker info")
 	}
-	out, _, _ := runCLI(t, "piagent-mcp", home, proj, "doctor", "--json")
-	if calls != 1 || !strings.Contains(out, `"checked": true`) || !strings.Contains(out, `"running": false`) || !strings.Contains(out, `"gh"`) {
-		t.Fatalf("doctor with a Docker server: %d calls\n%s", calls, out)
+	out := run("doctor", "--json")
+	if n := ran(); n != 1 || !strings.Contains(out, `"checked": true`) || !strings.Contains(out, `"running": false`) || !strings.Contains(out, `"gh"`) ||
+		!strings.Contains(out, `"error": "Cannot connect to the Docker daemon"`) {
+		t.Fatalf("doctor with a Docker server: %d calls\n%s", n, out)
+	}
+	if out := run("doctor"); !strings.Contains(out, "\ndocker: not available (Cannot connect to the Docker daemon); needed by gh: start Docker\n") {
+		t.Fatalf("doctor's words for Docker:\n%s", out)
 	}
 }
 

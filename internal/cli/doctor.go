@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,29 +17,10 @@ type doctorJSON struct {
 	ops.Findings
 }
 
-// dockerCheck runs `docker info`, only here and only when a server needs it.
-var dockerCheck = func(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput()
-	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return fmt.Errorf("%s", msg)
-	}
-	return nil
-}
-
-func (a *app) doctorData(c *cobra.Command, g *gate.Gate) doctorJSON {
+func (a *app) doctorData(g *gate.Gate) doctorJSON {
 	return doctorJSON{listJSON: a.listData(g), Findings: a.op().Diagnose(g, ops.DiagnoseOptions{
 		Extension: ops.ExtensionDir(a.env.Home), Tmp: tempDir(a.env),
-		Docker: func() error { return dockerCheck(c.Context()) },
-		FixOf:  a.failureFix,
+		Prog: a.mcpCmd(),
 	})}
 }
 
@@ -58,7 +36,7 @@ func (a *app) doctorCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		d := a.doctorData(c, g)
+		d := a.doctorData(g)
 		if *asJSON {
 			if err := a.writeJSON(d); err != nil {
 				return err
@@ -223,18 +201,7 @@ func (a *app) printDoctor(g *gate.Gate, d doctorJSON) {
 }
 
 // notice is the gate's session notice, spelled the way the user typed.
-func (a *app) notice(g *gate.Gate) []string {
-	out := g.Notice(a.mcpCmd())
-	for _, s := range g.Servers {
-		if s.State == gate.Disabled {
-			continue
-		}
-		if r, ok := a.lastFailure(g.Project, s.Name); ok {
-			out = append(out, r.Notice(a.mcpCmd(), a.op().ServerStateDir(g.Project, s.Name)))
-		}
-	}
-	return out
-}
+func (a *app) notice(g *gate.Gate) []string { return a.op().Notice(g, a.mcpCmd()) }
 
 func (a *app) noticeCommand() *cobra.Command {
 	c := &cobra.Command{

@@ -64,7 +64,7 @@ func (a *app) edit(o editOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newResult(o.Verb)
+	out := ops.NewWriteResult(o.Verb)
 	out.Name, out.DryRun, out.Scope, out.File, out.Changed = e.Server.Name, e.DryRun, e.Scope, e.File, e.Changed
 	out.DecisionDropped, out.FileRemoved = e.DecisionDropped, e.FileRemoved
 	out.Notes = append(out.Notes, e.Notes...)
@@ -83,7 +83,7 @@ func (a *app) edit(o editOptions) error {
 }
 
 // printRecord says what a switch in piagent's own record did.
-func (a *app) printRecord(out *writeResultJSON, e ops.Edited, o editOptions) error {
+func (a *app) printRecord(out *ops.WriteResult, e ops.Edited, o editOptions) error {
 	if o.JSON {
 		return a.writeJSON(out)
 	}
@@ -103,7 +103,7 @@ func (a *app) printRecord(out *writeResultJSON, e ops.Edited, o editOptions) err
 }
 
 // printEdit says what an edit did, for a person.
-func (a *app) printEdit(out *writeResultJSON, e ops.Edited, project string) {
+func (a *app) printEdit(out *ops.WriteResult, e ops.Edited, project string) {
 	verb, s := out.Action, e.Server
 	w := a.env.Stdout
 	fmt.Fprintf(w, "%s %s (scope %s)\n", ops.EditPast[verb], s.Name, out.Scope)
@@ -138,7 +138,7 @@ func (a *app) printKept(s *gate.Server) {
 	}
 }
 
-func (a *app) noChange(out writeResultJSON, file, msg string, asJSON bool) error {
+func (a *app) noChange(out ops.WriteResult, file, msg string, asJSON bool) error {
 	out.File = file
 	if asJSON {
 		return a.writeJSON(out)

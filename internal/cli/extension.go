@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/piagent/piagent/internal/ops"
 )
 
 func (a *app) extensionCommand() *cobra.Command {
@@ -26,12 +23,9 @@ func (a *app) extensionCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	path.RunE = run(func(c *cobra.Command, _ []string) error {
-		if a.env.Home == "" {
-			return refused(errors.New("no home directory: cannot place the extension"), "set HOME")
-		}
-		dir := ops.ExtensionDir(a.env.Home)
-		if _, err := ops.WriteExtension(ops.Extension(), dir); err != nil {
-			return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
+		dir, _, err := a.op().PlaceExtension()
+		if err != nil {
+			return err
 		}
 		fmt.Fprintln(a.env.Stdout, dir)
 		return nil

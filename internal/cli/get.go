@@ -18,10 +18,8 @@ type getJSON struct {
 	ops.View
 	// LastRun is how the server's last confined run ended, when it failed:
 	// the sandbox may have stopped it (Fix names the grant).
-	LastRun *lastRunJSON `json:"lastRun,omitempty"`
+	LastRun *ops.LastRun `json:"lastRun,omitempty"`
 }
-
-type lastRunJSON = ops.LastRun
 
 // flagJSON is one thing the preview draws attention to.
 type flagJSON = ops.Flag
@@ -30,8 +28,8 @@ type flagJSON = ops.Flag
 // its list row and its last failed run.
 func (a *app) getData(g *gate.Gate, s *gate.Server) getJSON {
 	out := getJSON{serverJSON: a.serverRow(g, s), View: a.op().View(g, s)}
-	if r, ok := a.lastFailure(g.Project, s.Name); ok {
-		out.LastRun = &lastRunJSON{Record: r, Text: a.failureText(r), Fix: a.failureFix(r)}
+	if lr, ok := a.op().LastRun(g.Project, s.Name, a.mcpCmd()); ok {
+		out.LastRun = &lr
 	}
 	return out
 }

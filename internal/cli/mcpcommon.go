@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/gate"
-	"github.com/piagent/piagent/internal/ops"
 )
 
 // projectDir is --project, or the working directory, made absolute
@@ -139,9 +138,6 @@ func (l *layoutWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string { return ops.ShellQuote(s) }
 
 // completeServers offers the project's server names.
 func (a *app) completeServers(filter func(*gate.Server) bool) cobra.CompletionFunc {

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -75,9 +72,6 @@ func (a *app) launchPi(args []string) error {
 		return a.runPi(pi, args, a.env.Environ)
 	}
 	dir := a.env.Dir
-	if dir == "" || !filepath.IsAbs(dir) {
-		return refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
-	}
 	l, err := a.op().PlanLaunch(dir, pi, args)
 	if err != nil {
 		return err
@@ -98,55 +92,21 @@ func (a *app) launchPi(args []string) error {
 			}
 		}
 	}
-	vars, front, err := a.op().Env(l)
+	ps, err := a.op().PrepareStart(l, dir, a.env.Environ)
 	if err != nil {
 		return err
 	}
-	// What the project's git and Pi files are before Pi and any server
-	// starts: the helper compares against it, and so does this process
-	// when Pi exits.
-	base, baseFile, err := a.op().TakeBaseline(dir, g.View.ConfigDir)
-	if err != nil {
-		return err
-	}
-	vars[ops.EnvBaseline] = baseFile
-	env := withEnv(a.env.Environ, vars)
 	start := a.env.now()
-	err = a.runPi(pi, append(front, args...), env)
-	a.afterPi(dir, base, baseFile, start)
+	err = a.runPi(pi, append(ps.Front, args...), ps.Env)
+	a.afterPi(dir, ps.Base, ps.BaseFile, start)
 	if a.env.Interactive {
 		// Pi's own exit hint says 'pi --session ID', which starts Pi
 		// without the launcher: say how to come back through it.
-		if hint := resumeHint(agentDir, dir, args, start); hint != "" {
+		if hint := ops.ResumeCommand(agentDir, dir, args, start); hint != "" {
 			fmt.Fprintf(a.env.Stderr, "piagent: to resume this session with only approved MCP servers: %s\n", hint)
 		}
 	}
 	return err
-}
-
-// resumeHint is the command that resumes, through the launcher, the
-// session Pi wrote during this run (ops.LastSession); "" when Pi wrote
-// none.
-func resumeHint(agentDir, cwd string, args []string, start time.Time) string {
-	s, ok := ops.LastSession(agentDir, cwd, args, start)
-	if !ok || !safeWord(s.ID) {
-		return ""
-	}
-	cmd := "piagent pi"
-	if s.Dir != "" {
-		cmd += " --session-dir " + shellQuote(s.Dir)
-	}
-	return cmd + " --session " + s.ID
-}
-
-// safeWord reports whether s can be printed as a shell word as it is.
-func safeWord(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,
@@ -167,22 +127,6 @@ func launchNotice(g *gate.Gate, held []ops.Held) []string {
 	}
 	if waiting > 0 {
 		out = append(out, "piagent: or, inside Pi, /piagent-mcp approve NAME: the session reloads with the server")
-	}
-	return out
-}
-
-// withEnv is environ with the given variables set, every earlier assignment
-// of them removed.
-func withEnv(environ []string, set map[string]string) []string {
-	out := make([]string, 0, len(environ)+len(set))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[k]; !ok {
-			out = append(out, kv)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(set)) {
-		out = append(out, k+"="+set[k])
 	}
 	return out
 }

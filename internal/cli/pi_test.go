@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/ops"
@@ -114,16 +112,6 @@ while :; do sleep 0.05; done
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "got")); strings.TrimSpace(string(data)) != "TERM" {
 		t.Errorf("Pi did not receive SIGTERM (got %q)", data)
-	}
-}
-
-func TestWithEnv(t *testing.T) {
-	t.Parallel()
-	got := withEnv([]string{"A=1", "PI_MCP_CONFIG_MODE=merge", "PIAGENT_LAUNCHER=0", "B=2", "PI_MCP_CONFIG_MODE=x"},
-		map[string]string{"PI_MCP_CONFIG_MODE": "exclusive", "PIAGENT_LAUNCHER": "1", "PIAGENT_LAUNCH_CONFIG": "/c", "PIAGENT_PROJECT": "/p"})
-	want := []string{"A=1", "B=2", "PIAGENT_LAUNCHER=1", "PIAGENT_LAUNCH_CONFIG=/c", "PIAGENT_PROJECT=/p", "PI_MCP_CONFIG_MODE=exclusive"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("env (-want +got):\n%s", diff)
 	}
 }
 

@@ -12,10 +12,6 @@ import (
 	"github.com/piagent/piagent/internal/ops"
 )
 
-// presetServerJSON is one server of a preset: what an apply did with it, or
-// for --list what it needs.
-type presetServerJSON = ops.PresetServer
-
 // Words for what an apply did with each server.
 var presetActionText = map[string]string{
 	"added":     "added",
@@ -71,7 +67,7 @@ func completePresetArg(c *cobra.Command, args []string, s string) ([]cobra.Compl
 }
 
 // presetServerText is what an apply did with one server, in words.
-func presetServerText(s presetServerJSON) string {
+func presetServerText(s ops.PresetServer) string {
 	if s.Action == "skipped" {
 		return "not added: needs " + s.Missing
 	}
@@ -145,32 +141,23 @@ func (a *app) listPresets(asJSON bool) error {
 // lacks is added; one already there is kept unless replace restores the
 // baseline; no other server is touched. Settings are written only where
 // the file leaves them unset.
-// presetOptions are the inputs of applyPreset: `mcp --preset` and setup's seeding.
+// presetOptions are the inputs of applyPreset (`mcp --preset`; setup's
+// seeding is ops.SeedPreset).
 type presetOptions struct {
 	Name, Scope string
 	Project     string // absolute
 	Replace     bool   // restore the preset's servers to their pinned baselines
 	DryRun      bool
 	JSON        bool
-	// Runnable adds only the servers whose runtime this machine has
-	// (setup's seeding): the others are reported as skipped, with what
-	// they need.
-	Runnable bool
 }
 
 func (a *app) applyPreset(o presetOptions) error {
-	po := ops.PresetOptions{Name: o.Name, Scope: o.Scope, Project: o.Project, Replace: o.Replace, DryRun: o.DryRun}
-	if o.Runnable {
-		po.Missing = a.op().MissingRuntime
-	}
-	ap, err := a.op().ApplyPreset(po)
+	ap, err := a.op().ApplyPreset(ops.PresetOptions{Name: o.Name, Scope: o.Scope, Project: o.Project, Replace: o.Replace, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}
 	res := ap.Result
-	out := newResult("preset")
-	out.Preset, out.Scope, out.File, out.DryRun, out.Changed = ap.Preset, ap.Scope, ap.File, o.DryRun, res.Changed
-	out.Servers, out.Needs = ap.Servers, append(out.Needs, ap.Needs...)
+	out := ops.PresetResult(ap, o.DryRun)
 	if !o.JSON {
 		w := a.env.Stdout
 		fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)

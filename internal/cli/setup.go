@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -90,7 +89,7 @@ func (a *app) output(argv ...string) (string, error) {
 	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			l, _, _ := strings.Cut(msg, "\n")
-			return "", fmt.Errorf("%w: %s", err, l)
+			return "", &ops.ProgramError{Err: err, Said: l}
 		}
 		return "", err
 	}
@@ -107,31 +106,11 @@ func (a *app) runPiPackage(pi string, act ops.PackageAction) error {
 	defer cancel()
 	cmd := a.command(ctx, pi, string(act.Op), act.Source, "--no-approve")
 	cmd.Stdout, cmd.Stderr = a.env.Stderr, a.env.Stderr
-	if _, set := a.env.LookupEnv("npm_config_update_notifier"); !set {
-		// npm's "new major version" box is not setup's to show.
-		cmd.Env = append(cmd.Env, "npm_config_update_notifier=false")
-	}
+	cmd.Env = ops.PackageEnviron(cmd.Env)
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s failed: %w", act.Command(), err)
 	}
 	return nil
-}
-
-// seedPreset applies a preset to the global scope exactly as
-// `piagent mcp --preset NAME --scope global --replace` does, through the
-// same code, and returns its JSON answer instead of printing it.
-func (a *app) seedPreset(name string, dryRun bool) (ops.Seeded, error) {
-	var buf bytes.Buffer
-	sub := *a
-	sub.env.Stdout = &buf
-	err := sub.applyPreset(presetOptions{Name: name, Scope: ops.DefaultScope, Project: filepath.Clean(a.env.Dir), Replace: true, DryRun: dryRun, JSON: true, Runnable: true})
-	var out writeResultJSON
-	if buf.Len() > 0 {
-		if jerr := json.Unmarshal(buf.Bytes(), &out); jerr != nil && err == nil {
-			err = jerr
-		}
-	}
-	return ops.Seeded{Answer: &out, Changed: out.Changed, Needs: out.Needs}, err
 }
 
 // setupOptions are setup's inputs.
@@ -144,7 +123,9 @@ type setupOptions struct {
 
 func (a *app) setup(o setupOptions) error {
 	out, err := a.op().Setup(ops.SetupOptions{Preset: o.Preset, NoMCP: o.NoMCP, DryRun: o.DryRun, Run: a.runPiPackage,
-		Seed: func(dryRun bool) (ops.Seeded, error) { return a.seedPreset(o.Preset, dryRun) }})
+		Seed: func(dryRun bool) (ops.Seeded, error) {
+			return a.op().SeedPreset(o.Preset, filepath.Clean(a.env.Dir), dryRun, a.fix)
+		}})
 	switch {
 	case err == nil:
 	case out != nil && out.Stopped == ops.StopProblems && o.JSON:
@@ -216,7 +197,7 @@ func (a *app) printSetup(out *ops.SetupResult) {
 	if len(out.Actions) == 0 {
 		fmt.Fprintln(w, "packages   nothing to install: Pi's packages already hold what setup installs")
 	}
-	if pr, ok := out.Preset.(*writeResultJSON); ok {
+	if pr := out.Preset; pr != nil {
 		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, ops.Display(home, "", pr.File))
 		skipped := false
 		for _, s := range pr.Servers {

@@ -39,7 +39,6 @@ import (
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
-	"github.com/piagent/piagent/internal/serverrun"
 	"github.com/piagent/piagent/internal/setup"
 	"github.com/piagent/piagent/internal/toolname"
 )
@@ -878,14 +877,8 @@ func (en *Engine) State() (State, error) {
 			st.Notice = append(st.Notice, gate.Note{Text: n})
 		}
 		// issue 42: a server the sandbox stopped is named, with the grant.
-		for _, s := range g.Servers {
-			if s.State == gate.Disabled {
-				continue
-			}
-			dir := sandbox.ServerStateDir(sandbox.Input{Home: en.Home, Project: g.Project}, s.Name)
-			if r, ok := serverrun.Read(dir); ok && r.State == serverrun.Failed {
-				st.Notice = append(st.Notice, gate.Note{Text: r.Notice("piagent-mcp", dir)})
-			}
+		for _, l := range StoppedNotice(en.Home, g, "piagent-mcp") {
+			st.Notice = append(st.Notice, gate.Note{Text: l})
 		}
 	}
 	// issue 6: without the launcher, name the unapproved servers the

@@ -12,6 +12,7 @@ import (
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/mcpedit"
 	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // DefaultScope is the file a write verb writes without --scope.
@@ -24,6 +25,34 @@ type AddRequest struct {
 	Env     [][2]string
 	Headers [][2]string
 	Command []string
+}
+
+// CommandLine is the request as the terminal command that performs it
+// (add --print-command): prog's add, into the scope's file, every word
+// quoted for a shell.
+func (r AddRequest) CommandLine(prog string, sf ScopeFile, project string, replace bool) string {
+	parts := append(strings.Fields(prog), "add", shquote.Quote(r.Name), "--scope", sf.Scope)
+	if sf.Repository {
+		parts = append(parts, "--project", shquote.Quote(project))
+	}
+	if replace {
+		parts = append(parts, "--replace")
+	}
+	for _, kv := range r.Env {
+		parts = append(parts, "--env", shquote.Quote(kv[0]+"="+kv[1]))
+	}
+	for _, h := range r.Headers {
+		parts = append(parts, "--header", shquote.Quote(h[0]+": "+h[1]))
+	}
+	if r.URL != "" {
+		parts = append(parts, "--url", shquote.Quote(r.URL))
+	} else {
+		parts = append(parts, "--")
+		for _, x := range r.Command {
+			parts = append(parts, shquote.Quote(x))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 var (

@@ -130,3 +130,21 @@ func TestEntryJSON(t *testing.T) {
 		t.Errorf("EntryJSON = %s, want %s", got, want)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	t.Parallel()
+	req, err := ParseAdd([]string{"gh", "npx", "-y", "@acme/gh mcp", "it's"}, 1, "", []string{"Z=1", "A=${A}"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := req.CommandLine("piagent-mcp", ScopeFile{Scope: "project", Repository: true}, "/work/my proj", true)
+	want := `piagent-mcp add gh --scope project --project '/work/my proj' --replace --env Z=1 --env 'A=${A}' -- npx -y '@acme/gh mcp' 'it'\''s'`
+	if got != want {
+		t.Errorf("commandLine =\n%s\nwant\n%s", got, want)
+	}
+	req, _ = ParseAdd([]string{"s"}, -1, "https://x.example/mcp", nil, []string{"Authorization: Bearer ${T}"})
+	got = req.CommandLine("piagent mcp", ScopeFile{Scope: "global"}, "/p", false)
+	if want := `piagent mcp add s --scope global --header 'Authorization: Bearer ${T}' --url https://x.example/mcp`; got != want {
+		t.Errorf("commandLine =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/baseline"
+	"github.com/piagent/piagent/internal/engine"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
 	"github.com/piagent/piagent/internal/mcpconfig"
@@ -73,10 +74,9 @@ const WatchText = "piagent pi records .git/hooks, .git/config, .git/info, .git/c
 type DiagnoseOptions struct {
 	Extension string // where piagent's extension of this version lives
 	Tmp       string // the temporary folder plain pi uses
-	// Docker asks whether Docker answers (only when a server needs it).
-	Docker func() error
-	// FixOf words the grant that lets a stopped server through.
-	FixOf func(serverrun.Record) string
+	// Prog is the command a stopped server's fix names (piagent-mcp, or
+	// piagent mcp).
+	Prog string
 }
 
 // Diagnose is what doctor says of the project beyond its servers' states:
@@ -100,11 +100,7 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 		if s.State == gate.Disabled {
 			continue
 		}
-		if r, ok := o.LastFailure(g.Project, s.Name); ok {
-			lr := LastRun{Record: r, Text: r.Text()}
-			if opt.FixOf != nil {
-				lr.Fix = opt.FixOf(r)
-			}
+		if lr, ok := o.LastRun(g.Project, s.Name, opt.Prog); ok {
 			d.Stopped[s.Name] = lr
 			d.Attention = true
 		}
@@ -162,10 +158,10 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 			d.Docker.For = append(d.Docker.For, s.Name)
 		}
 	}
-	if len(d.Docker.For) > 0 && opt.Docker != nil {
+	if len(d.Docker.For) > 0 {
 		d.Docker.Checked = true
-		if err := opt.Docker(); err != nil {
-			d.Docker.Error = err.Error()
+		if err := o.DockerAnswers(); err != nil {
+			d.Docker.Error = said(err)
 		} else {
 			d.Docker.Running = true
 		}
@@ -173,19 +169,23 @@ func (o *Ops) Diagnose(g *gate.Gate, opt DiagnoseOptions) Findings {
 	return d
 }
 
-// LastFailure is the record of server name's last run in project when the
-// run failed: the sandbox may have stopped it.
-func (o *Ops) LastFailure(project, name string) (serverrun.Record, bool) {
-	r, ok := serverrun.Read(o.ServerStateDir(project, name))
-	if !ok || r.State != serverrun.Failed {
-		return serverrun.Record{}, false
+// LastRun is server name's last run in project when it failed (the
+// sandbox may have stopped it): the record, what happened, and the grant
+// that lets it through, worded for prog. get and doctor show it; the
+// session notice says it in one line (engine.StoppedNotice).
+func (o *Ops) LastRun(project, name, prog string) (LastRun, bool) {
+	r, dir, ok := engine.LastFailure(o.Home, project, name)
+	if !ok {
+		return LastRun{}, false
 	}
-	return r, true
+	return LastRun{Record: r, Text: r.Text(), Fix: r.Fix(prog, dir)}, true
 }
 
-// ServerStateDir is the private folder of a server's confined runs.
-func (o *Ops) ServerStateDir(project, name string) string {
-	return sandbox.ServerStateDir(sandbox.Input{Home: o.Home, Project: project}, name)
+// Notice is the session notice for g, worded for prog: the gate's lines,
+// then a line for each server the sandbox may have stopped (the lines the
+// extension's state carries).
+func (o *Ops) Notice(g *gate.Gate, prog string) []string {
+	return append(g.Notice(prog), engine.StoppedNotice(o.Home, g, prog)...)
 }
 
 // StartupWarnings are doctor's warnings for the unapproved repository

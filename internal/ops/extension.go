@@ -2,6 +2,8 @@ package ops
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +23,20 @@ func ExtensionDir(home string) string { return registry.ExtensionDir(home, Versi
 
 // Extension is the Pi extension this binary carries.
 func Extension() fs.FS { return piext.Files() }
+
+// PlaceExtension writes the Pi extension this binary carries under home
+// (ExtensionDir; rewriting any file that differs) and returns its folder
+// and the files it had to write: `piagent extension path`, and setup.
+func (o *Ops) PlaceExtension() (dir string, written []string, err error) {
+	if o.Home == "" {
+		return "", nil, refused(errors.New("no home directory: cannot place the extension"), text("set HOME"))
+	}
+	dir = ExtensionDir(o.Home)
+	if written, err = WriteExtension(Extension(), dir); err != nil {
+		return "", nil, refused(fmt.Errorf("cannot write the Pi extension: %w", err))
+	}
+	return dir, written, nil
+}
 
 // WriteExtension makes dir hold exactly the files of src (extra files are
 // left alone) and returns the ones it had to write. The folders piagent owns

@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/launch"
@@ -28,6 +29,9 @@ type Launch struct {
 // built-in client cannot be switched off is refused), and the
 // configuration of the approved servers written for the adapter.
 func (o *Ops) PlanLaunch(dir, pi string, args []string) (Launch, error) {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return Launch{}, refused(fmt.Errorf("the working directory %q is not an absolute path", dir))
+	}
 	version, err := o.PiVersion(pi)
 	if err != nil {
 		return Launch{}, err

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,6 +54,44 @@ func (o *Ops) ServerHints(s *gate.Server) []string {
 	return out
 }
 
+// errNoDocker: the person's PATH holds no docker.
+var errNoDocker = errors.New("docker is not on PATH")
+
+// DockerAnswers asks whether Docker answers: a docker on the person's PATH,
+// and its daemon answering `docker info`. It is the one place piagent runs
+// docker info, for doctor and for the presets setup seeds, each only when a
+// server needs Docker.
+func (o *Ops) DockerAnswers() error {
+	docker := o.LookPath("docker")
+	if docker == "" {
+		return errNoDocker
+	}
+	if o.Output == nil {
+		return errors.New("cannot run docker info: no way to run a program here")
+	}
+	_, err := o.Output(docker, "info", "--format", "{{.ServerVersion}}")
+	return err
+}
+
+// ProgramError is how a program Output ran ended when it failed: the error,
+// and the first line it wrote on stderr.
+type ProgramError struct {
+	Err  error
+	Said string
+}
+
+func (e *ProgramError) Error() string { return e.Err.Error() + ": " + e.Said }
+func (e *ProgramError) Unwrap() error { return e.Err }
+
+// said is what a program said of its failure (its first line on stderr),
+// else the failure itself.
+func said(err error) string {
+	if pe, ok := errors.AsType[*ProgramError](err); ok && pe.Said != "" {
+		return pe.Said
+	}
+	return err.Error()
+}
+
 // MissingRuntime names what a preset server needs that this machine lacks
 // now: Docker (the program, and a daemon that answers), a Chrome, a
 // variable it cannot start without. "" when nothing it needs is missing (or
@@ -62,11 +101,9 @@ func (o *Ops) MissingRuntime(needs []preset.Need) string {
 	for _, n := range needs {
 		switch {
 		case n.Kind == preset.NeedDocker:
-			docker := o.LookPath("docker")
-			if docker == "" {
+			if err := o.DockerAnswers(); errors.Is(err, errNoDocker) {
 				return "Docker: docker is not on PATH"
-			}
-			if _, err := o.Output(docker, "info", "--format", "{{.ServerVersion}}"); err != nil {
+			} else if err != nil {
 				return fmt.Sprintf("Docker running: docker info failed (%v)", err)
 			}
 		case n.Kind == preset.NeedChrome && !o.browserFound():

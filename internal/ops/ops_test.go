@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/piagent/piagent/internal/approval"
 )
 
@@ -111,5 +112,15 @@ func TestGrantUsage(t *testing.T) {
 		if _, err := o.Grant(opt); !errors.As(err, &oe) || oe.Kind != Usage {
 			t.Errorf("%+v: %v", opt, err)
 		}
+	}
+}
+
+func TestWithEnv(t *testing.T) {
+	t.Parallel()
+	got := WithEnv([]string{"A=1", "PI_MCP_CONFIG_MODE=merge", "PIAGENT_LAUNCHER=0", "B=2", "PI_MCP_CONFIG_MODE=x"},
+		map[string]string{"PI_MCP_CONFIG_MODE": "exclusive", "PIAGENT_LAUNCHER": "1", "PIAGENT_LAUNCH_CONFIG": "/c", "PIAGENT_PROJECT": "/p"})
+	want := []string{"A=1", "B=2", "PIAGENT_LAUNCHER=1", "PIAGENT_LAUNCH_CONFIG=/c", "PIAGENT_PROJECT=/p", "PI_MCP_CONFIG_MODE=exclusive"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
 	}
 }

@@ -3,12 +3,15 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/piagent/piagent/internal/launch"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Held is a repository server piagent pi holds back, with the command that
@@ -103,4 +106,72 @@ func LastSession(agentDir, cwd string, args []string, start time.Time) (s Sessio
 	}
 	s.ID = id
 	return s, id != ""
+}
+
+// ResumeCommand is the command that resumes, through the launcher, the
+// session Pi wrote during a run that began at start (LastSession); "" when
+// Pi wrote none, or its id is not a word the command can carry as it is.
+func ResumeCommand(agentDir, cwd string, args []string, start time.Time) string {
+	s, ok := LastSession(agentDir, cwd, args, start)
+	if !ok || !safeWord(s.ID) {
+		return ""
+	}
+	cmd := "piagent pi"
+	if s.Dir != "" {
+		cmd += " --session-dir " + shquote.Quote(s.Dir)
+	}
+	return cmd + " --session " + s.ID
+}
+
+// safeWord reports whether s can be printed as a shell word as it is.
+func safeWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// PiStart is what Pi starts with under the launcher: its environment, the
+// arguments before the person's, and the record of the project's git and
+// Pi files taken before Pi and any server start (the helper compares
+// against it, and AfterSession when Pi exits).
+type PiStart struct {
+	Env      []string
+	Front    []string
+	Base     *Snapshot
+	BaseFile string
+}
+
+// PrepareStart is Pi's start for the launch l in dir: environ with the
+// launch's variables set (Env), then the record of the project's files
+// (TakeBaseline), named to Pi's processes by EnvBaseline.
+func (o *Ops) PrepareStart(l Launch, dir string, environ []string) (PiStart, error) {
+	vars, front, err := o.Env(l)
+	if err != nil {
+		return PiStart{}, err
+	}
+	base, baseFile, err := o.TakeBaseline(dir, l.Gate.View.ConfigDir)
+	if err != nil {
+		return PiStart{}, err
+	}
+	vars[EnvBaseline] = baseFile
+	return PiStart{Env: WithEnv(environ, vars), Front: front, Base: base, BaseFile: baseFile}, nil
+}
+
+// WithEnv is environ with the given variables set, every earlier
+// assignment of them removed; the set ones come last, by name.
+func WithEnv(environ []string, set map[string]string) []string {
+	out := make([]string, 0, len(environ)+len(set))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/piagent/piagent/internal/nethosts"
 	"github.com/piagent/piagent/internal/sandbox"
 	"github.com/piagent/piagent/internal/sandboxexec"
-	"github.com/piagent/piagent/internal/serverrun"
 )
 
 // The sandbox's vocabulary, for the edge to word.
@@ -15,8 +14,6 @@ type (
 	SandboxState = sandbox.Status
 	// SandboxProfile is what confines a command: the agent's, or a server's.
 	SandboxProfile = sandbox.Profile
-	// RunRecord is how a server's last confined run went.
-	RunRecord = serverrun.Record
 )
 
 // MinNetABI is the Landlock ABI whose TCP rules the network's registries

@@ -38,6 +38,18 @@ const AdapterSource = setup.AdapterSource
 // prints is the edge's to show.
 type RunPackage func(pi string, act PackageAction) error
 
+// PackageEnviron is the environment a package command of Pi's runs with:
+// environ, with npm's update notifier off unless the person set it (npm's
+// "new major version" box is not setup's to show).
+func PackageEnviron(environ []string) []string {
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, "npm_config_update_notifier=") {
+			return environ
+		}
+	}
+	return append(environ[:len(environ):len(environ)], "npm_config_update_notifier=false")
+}
+
 // SetupAction is one of Pi's package commands setup or uninstall plans,
 // worded, and whether it ran.
 type SetupAction struct {
@@ -74,7 +86,7 @@ type SetupResult struct {
 	Actions       []SetupAction  `json:"actions"`
 	Problems      []SetupProblem `json:"problems"`
 	AddsAdapter   bool           `json:"addsAdapter"` // the adapter was not listed; setup installs it (and uninstall may remove it)
-	Preset        any            `json:"preset"`      // the seeding's answer (SetupOptions.Seed); null with NoMCP
+	Preset        *WriteResult   `json:"preset"`      // the seeding's answer (SetupOptions.Seed); null with NoMCP
 	Needs         []Need         `json:"needs"`
 	Record        string         `json:"record"`
 	RecordChanged bool           `json:"recordChanged"`
@@ -84,9 +96,9 @@ type SetupResult struct {
 
 // Seeded is what seeding a preset answered.
 type Seeded struct {
-	Answer  any    // the apply's answer, as the edge has it (SetupResult.Preset)
-	Changed bool   // the global file changed (or, dry run, would)
-	Needs   []Need // what the seeded servers still need
+	Answer  *WriteResult // the apply's answer (SetupResult.Preset)
+	Changed bool         // the global file changed (or, dry run, would)
+	Needs   []Need       // what the seeded servers still need
 }
 
 // SetupOptions are setup's inputs.
@@ -96,7 +108,7 @@ type SetupOptions struct {
 	DryRun bool
 	// Seed applies the preset to the global scope, the way
 	// `piagent mcp --preset NAME --scope global --replace` does with only
-	// the servers this machine can run.
+	// the servers this machine can run: Ops.SeedPreset.
 	Seed func(dryRun bool) (Seeded, error)
 	Run  RunPackage
 }
@@ -311,9 +323,9 @@ func (out *SetupResult) changed() {
 // in order. When one fails, the record keeps what did happen (so uninstall
 // still knows) and the error says what is left.
 func (o *Ops) runSetupPlan(p *probe, plan setup.Plan, out *SetupResult, rec, next setup.Record, run RunPackage) error {
-	written, err := WriteExtension(Extension(), out.Extension)
+	_, written, err := o.PlaceExtension() // out.Extension
 	if err != nil {
-		return refused(fmt.Errorf("cannot write the Pi extension: %w", err))
+		return err
 	}
 	out.ExtensionFile = written
 	if out.ExtensionFile == nil {

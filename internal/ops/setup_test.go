@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,7 +69,9 @@ func (m *setupMachine) run(pi string, act PackageAction) error {
 
 func (m *setupMachine) options(dryRun bool) SetupOptions {
 	return SetupOptions{Preset: "core", DryRun: dryRun, Run: m.run,
-		Seed: func(bool) (Seeded, error) { return Seeded{Answer: "seeded", Needs: []Need{}}, nil }}
+		Seed: func(bool) (Seeded, error) {
+			return Seeded{Answer: &WriteResult{Preset: "seeded"}, Needs: []Need{}}, nil
+		}}
 }
 
 // Setup installs the extension, then the adapter, records that it
@@ -89,7 +92,7 @@ func TestSetupRunsThePlanOnce(t *testing.T) {
 	if len(m.ran) != 2 || !strings.HasPrefix(m.ran[0], "pi install "+ExtensionDir(m.o.Home)) || m.ran[1] != "pi install "+AdapterSource {
 		t.Errorf("ran %q", m.ran)
 	}
-	if !out.Changed || !out.RecordChanged || out.Preset != "seeded" || len(out.Problems) != 0 || out.Stopped != 0 {
+	if !out.Changed || !out.RecordChanged || out.Preset == nil || out.Preset.Preset != "seeded" || len(out.Problems) != 0 || out.Stopped != 0 {
 		t.Errorf("setup: %+v", out)
 	}
 	for _, act := range out.Actions {
@@ -199,6 +202,27 @@ func TestUninstallRemovesWhatSetupInstalled(t *testing.T) {
 	for _, p := range want {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s is still there", p)
+		}
+	}
+}
+
+// TestPackageEnviron: Pi's package commands run with npm's update notifier
+// off, unless the person set it (to anything, empty included); the
+// caller's environment is not written through.
+func TestPackageEnviron(t *testing.T) {
+	t.Parallel()
+	env := make([]string, 1, 4)
+	env[0] = "HOME=/h"
+	got := PackageEnviron(env)
+	if want := []string{"HOME=/h", "npm_config_update_notifier=false"}; !slices.Equal(got, want) {
+		t.Errorf("PackageEnviron = %q, want %q", got, want)
+	}
+	if env[:2][1] != "" {
+		t.Errorf("the caller's environment was written through: %q", env[:2])
+	}
+	for _, set := range []string{"npm_config_update_notifier=true", "npm_config_update_notifier="} {
+		if got := PackageEnviron([]string{"HOME=/h", set}); !slices.Equal(got, []string{"HOME=/h", set}) {
+			t.Errorf("with %s: %q", set, got)
 		}
 	}
 }

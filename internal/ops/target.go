@@ -6,6 +6,7 @@ import (
 
 	"github.com/piagent/piagent/internal/mcpconfig"
 	"github.com/piagent/piagent/internal/secret"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Transport names how the adapter reaches a server.
@@ -45,9 +46,9 @@ func Target(e mcpconfig.Entry) string {
 			for _, x := range args {
 				b.WriteByte(' ')
 				if s, ok := x.(string); ok {
-					b.WriteString(ShellQuote(secret.MaskString(s)))
+					b.WriteString(shquote.Quote(secret.MaskString(s)))
 				} else {
-					b.WriteString(ShellQuote(fmt.Sprint(secret.MaskValue(x))))
+					b.WriteString(shquote.Quote(fmt.Sprint(secret.MaskValue(x))))
 				}
 			}
 		}
@@ -58,22 +59,4 @@ func Target(e mcpconfig.Entry) string {
 		return masked("socket")
 	}
 	return "-"
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_-+=:,./", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -303,7 +303,7 @@ func PinnedTrees(pinned []gate.PinnedFile) []PinnedTree {
 		}
 		n := 0
 		for _, q := range pinned {
-			if p.Tree == "." || q.Path == p.Tree || strings.HasPrefix(q.Path, p.Tree+"/") {
+			if p.Tree == "." || paths.Within(p.Tree, q.Path) {
 				n++
 			}
 		}

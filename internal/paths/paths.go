@@ -151,9 +151,10 @@ func Expand(home, p string) string {
 	return p
 }
 
-// Within reports whether p is root or lies under it. Both must be clean and
-// absolute; it compares strings only (it runs on the guard's hot path). An
-// empty root holds nothing.
+// Within reports whether p is root or lies under it. Both must be clean,
+// and both absolute or both relative to one folder (baseline's
+// project-relative paths); it compares strings only (it runs on the
+// guard's hot path). An empty root holds nothing.
 func Within(root, p string) bool {
 	switch {
 	case root == "":

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Refusal fields.
@@ -59,7 +61,7 @@ const referInstead = ", so its value cannot be written into MCP config. Export i
 func CheckEnv(name, value string) error {
 	return check(FieldEnv, name, value, func(scheme string) string {
 		v := varName(name, false)
-		return "--env " + shellQuote(name+"="+withScheme(scheme, v))
+		return "--env " + shquote.Quote(name+"="+withScheme(scheme, v))
 	})
 }
 
@@ -71,7 +73,7 @@ func CheckEnv(name, value string) error {
 // --header 'Authorization: Bearer ${AUTHORIZATION}'.
 func CheckHeader(name, value string) error {
 	return check(FieldHeader, name, value, func(scheme string) string {
-		return "--header " + shellQuote(name+": "+withScheme(scheme, varName(name, true)))
+		return "--header " + shquote.Quote(name+": "+withScheme(scheme, varName(name, true)))
 	})
 }
 
@@ -197,7 +199,7 @@ func CheckURL(raw string) error {
 		if dv == "" || placeholderOnly(dv) {
 			continue
 		}
-		hint := "--url " + shellQuote(base+"?"+k+"=${"+varName(dk, true)+"}")
+		hint := "--url " + shquote.Quote(base+"?"+k+"=${"+varName(dk, true)+"}")
 		if _, ok := CredentialName(dk); ok {
 			return &Refusal{Field: FieldURL, Name: dk, Rule: "url:query",
 				Reason: "query parameter " + dk + " names a credential" + referInstead, Hint: hint}

@@ -147,8 +147,3 @@ func varName(name string, upper bool) string {
 	}
 	return string(b)
 }
-
-// shellQuote quotes s for a POSIX shell with single quotes.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -21,6 +21,7 @@ import (
 	"github.com/piagent/piagent/internal/atomicfile"
 	"github.com/piagent/piagent/internal/lazyre"
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Files in the state folder.
@@ -224,19 +225,10 @@ func (r Record) Fix(prog, dir string) string {
 	if r.Denied == nil {
 		return "read its stderr in " + filepath.Join(dir, StderrFile) + "; if the sandbox refused it something, '" + prog + " grant " + r.Server + " --read DIR' or '--write DIR' lets it through"
 	}
-	return prog + " grant " + quote(r.Server) + " --" + r.Denied.Access + " " + quote(GrantDir(*r.Denied))
+	return prog + " grant " + shquote.Quote(r.Server) + " --" + r.Denied.Access + " " + shquote.Quote(GrantDir(*r.Denied))
 }
 
 // Notice is the session notice's line for a failed run.
 func (r Record) Notice(prog, dir string) string {
 	return fmt.Sprintf("piagent: MCP server %s %s; fix: %s", r.Server, r.Text(), r.Fix(prog, dir))
-}
-
-func quote(s string) string {
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./+@:=,", c)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }

@@ -3,7 +3,8 @@ package setup
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // Op is what one Pi package command does.
@@ -24,7 +25,7 @@ type Action struct {
 }
 
 // Command is the action as a person would type it.
-func (a Action) Command() string { return "pi " + string(a.Op) + " " + quote(a.Source) }
+func (a Action) Command() string { return "pi " + string(a.Op) + " " + shquote.Quote(a.Source) }
 
 // Want is what setup should leave in Pi's package list.
 type Want struct {
@@ -81,7 +82,7 @@ func (s Status) Problems(w Want) []Problem {
 	for _, p := range s.Stale {
 		out = append(out, Problem{Code: "extension-stale",
 			Reason: fmt.Sprintf("Pi also loads another piagent extension (%s, version %s), which does not match this binary", p.Source, orUnknown(p.Version)),
-			Fix:    "run 'piagent setup', which replaces it (or: pi remove " + quote(p.Path) + ")"})
+			Fix:    "run 'piagent setup', which replaces it (or: pi remove " + shquote.Quote(p.Path) + ")"})
 	}
 	switch {
 	case s.Adapter == nil && w.Adapter:
@@ -102,7 +103,7 @@ func (s Status) Problems(w Want) []Problem {
 func orderProblem(adapter Package) Problem {
 	p := Problem{Code: "order",
 		Reason: fmt.Sprintf("Pi loads %s (packages[%d]) before the piagent extension, so the adapter's handlers run first", adapter.Source, adapter.Index),
-		Fix:    "pi remove " + quote(adapter.Source) + " && pi install " + quote(adapterSourceFor(adapter)),
+		Fix:    "pi remove " + shquote.Quote(adapter.Source) + " && pi install " + shquote.Quote(adapterSourceFor(adapter)),
 	}
 	if adapter.Object {
 		p.Reason += "; its entry carries resource filters, which reinstalling would drop, so setup leaves it"
@@ -191,14 +192,4 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// quote quotes s for a POSIX shell when it needs it.
-func quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_-+=:,./~", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

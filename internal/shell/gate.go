@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/piagent/piagent/internal/ops/verbs"
+	"github.com/piagent/piagent/internal/shquote"
 )
 
 // guardedSubcommands record or change decisions or configuration; an
@@ -216,7 +217,7 @@ func render(c *Command) string {
 			s = maskArg(s)
 		}
 		maskNext = sensitiveOption(a.Lit)
-		b.WriteString(quoteArg(s))
+		b.WriteString(shquote.Show(s))
 		if b.Len() > 160 {
 			break
 		}
@@ -225,7 +226,7 @@ func render(c *Command) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(r.FD + r.Op + quoteArg(maskArg(r.Target.Lit)))
+		b.WriteString(r.FD + r.Op + shquote.Show(maskArg(r.Target.Lit)))
 	}
 	out := b.String()
 	if len(out) > 160 {
@@ -239,16 +240,6 @@ func render(c *Command) string {
 		return "(redirection)"
 	}
 	return out
-}
-
-func quoteArg(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>(){}#") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 var sensitiveOptions = map[string]bool{

@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/piagent/piagent/internal/shquote"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -1279,12 +1280,12 @@ func extCommand(s string) string {
 			i++
 			cur.WriteByte(s[i])
 		case s[i] == ' ':
-			args = append(args, quoteArg(cur.String()))
+			args = append(args, shquote.Show(cur.String()))
 			cur.Reset()
 		default:
 			cur.WriteByte(s[i])
 		}
 	}
-	args = append(args, quoteArg(cur.String()))
+	args = append(args, shquote.Show(cur.String()))
 	return strings.Join(args, " ")
 }
