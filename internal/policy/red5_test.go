@@ -147,3 +147,47 @@ func TestRed5StartupFilesOfInstallers(t *testing.T) {
 		}
 	}
 }
+
+// TestRed5SecretStoresInReadableFolders: two secret stores inside folders
+// of start-up files, which the start-up list made readable whole: git's
+// own credential store at ~/.config/git/credentials (git credential-store
+// reads it beside ~/.git-credentials) and fish's universal variables,
+// ~/.config/fish/fish_variables (set -Ux OPENAI_API_KEY … keeps the key
+// there). Pi's read tool read them for the model. The rest of the two
+// folders stays readable, and neither is written.
+func TestRed5SecretStoresInReadableFolders(t *testing.T) {
+	t.Parallel()
+	p := mustMerge(t, "", "")
+	for _, path := range []string{"~/.config/git/credentials", "~/.config/fish/fish_variables"} {
+		for _, c := range []Call{
+			call("read", "path", path),
+			call("grep", "pattern", "token", "path", path),
+			call("write", "path", path, "content", "x"),
+			call("bash", "command", "cat "+path),
+		} {
+			if d := p.Decide(c, testFacts()); d.Action != ActionBlock {
+				t.Errorf("%s %v: %s %s, want a block", c.ToolName, c.Input, d.Action, d.Code)
+			}
+		}
+	}
+	// a search of the folder: the store's lines are removed
+	c := call("grep", "pattern", "x", "path", "~/.config/git")
+	if d := p.Decide(c, testFacts()); d.Action != ActionAllow {
+		t.Errorf("grep ~/.config/git: %s %s, want an allow", d.Action, d.Code)
+	}
+	got, _ := p.Redact(c, "config:3: [user]\ncredentials:1: https://u:plainpass1@git.example.com", testFacts())
+	if strings.Contains(got, "plainpass1") || !strings.Contains(got, "config:3:") {
+		t.Errorf("grep ~/.config/git: %q", got)
+	}
+	for _, path := range []string{
+		"~/.config/git", "~/.config/git/config", "~/.config/git/ignore", "~/.config/git/attributes", "~/.config/git/hooks/pre-commit",
+		"~/.config/fish", "~/.config/fish/config.fish", "~/.config/fish/conf.d/x.fish", "~/.config/fish/functions/f.fish",
+	} {
+		if d := p.Decide(call("read", "path", path), testFacts()); d.Action != ActionAllow {
+			t.Errorf("read %s: %s %s, want an allow", path, d.Action, d.Code)
+		}
+		if d := p.Decide(call("write", "path", path, "content", "x"), testFacts()); d.Action != ActionBlock {
+			t.Errorf("write %s: %s %s, want a block", path, d.Action, d.Code)
+		}
+	}
+}
