@@ -540,10 +540,20 @@ func glob(pattern string) ([]string, bool) {
 const treeLimit = 20000
 
 // tree lists what is below dir, without following links (a link is
-// listed, and the policy resolves it), whose base names match name.
+// listed, and the policy resolves it), whose base names match name. dir
+// itself, when it is a link to a folder, is followed: grep -r and rg
+// search below a link named on their command line (a link to the home
+// the repository ships), and what they read is the files there.
 func tree(dir, name string, visible bool) ([]string, bool) {
 	var out []string
 	n := 0
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(dir); err == nil {
+			if st, err := os.Stat(t); err == nil && st.IsDir() {
+				dir = t
+			}
+		}
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {

@@ -41,9 +41,10 @@ func MarkerText(n int, unit string) string {
 }
 
 func (p *Policy) removeProtected(call Call, content string, f *Facts) (string, int) {
-	root := f.Cwd
+	root, realRoot := f.Cwd, ""
 	if s, ok := call.Input["path"].(string); ok && s != "" && call.ToolName != "bash" {
-		root = resolvePath(s, f).clean
+		r := resolvePath(s, f)
+		root, realRoot = r.clean, r.real
 	}
 	root = cleanAbs(root, "/")
 	hs := homeSegs(f.Home)
@@ -53,10 +54,18 @@ func (p *Policy) removeProtected(call Call, content string, f *Facts) (string, i
 		unit = "path"
 	}
 	// Paths are judged relative to the search root, and for grep on a single
-	// file relative to its folder too (grep prints the base name then).
+	// file relative to its folder too (grep prints the base name then). A
+	// root reached through a link (a link the repository ships to the home,
+	// /proc/self/root/home/u) is judged where it leads as well: rg prints
+	// the paths below the name it was given, and they are the files there.
 	bases := []string{root}
+	if realRoot = cleanAbs(realRoot, "/"); realRoot != "" && realRoot != root {
+		bases = append(bases, realRoot)
+	}
 	if call.ToolName == "grep" {
-		bases = append(bases, path.Dir(root))
+		for _, b := range bases[:len(bases):len(bases)] {
+			bases = append(bases, path.Dir(b))
+		}
 	}
 	cache := map[string]bool{}
 	protected := func(rel string, real bool) bool {

@@ -38,7 +38,7 @@ const maxPasses = 16
 func Redact(text string) (string, []Finding) {
 	var findings []Finding
 	for pass := 0; pass < maxPasses; pass++ {
-		spans := append(scanValues(text), scanAssignments(text)...)
+		spans := append(append(scanValues(text), scanAssignments(text)...), scanElements(text)...)
 		if len(spans) == 0 {
 			break
 		}
@@ -126,7 +126,7 @@ var notSecretValues = map[string]bool{
 // spaces) and the value after it.
 func scanAssignments(s string) []span {
 	var out []span
-	f := &finders{eol: nextIndex{chars: "\r\n"}, eq: nextIndex{chars: " \t&\""}, json: nextIndex{chars: " \t,}]"},
+	f := &finders{eol: nextIndex{chars: "\r\n"}, eq: nextIndex{chars: " \t\""}, query: nextIndex{chars: " \t&\""}, json: nextIndex{chars: " \t,}]"},
 		quote: [3]nextIndex{{chars: `"`}, {chars: "'"}, {chars: "`"}}}
 	for i := 0; i < len(s); i++ {
 		sep := s[i]
@@ -179,7 +179,10 @@ func scanAssignments(s string) []span {
 		for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 			p++
 		}
-		start, end := f.valueExtent(s, p, sep, openQ, closeQ)
+		// a URL query's parameter (?token=…&…) ends at the next "&"; a
+		// line's (signing.password=a&b in a .properties file) does not
+		query := k > 0 && (s[k-1] == '?' || s[k-1] == '&')
+		start, end := f.valueExtent(s, p, sep, openQ, closeQ, query)
 		if start >= end {
 			continue
 		}
@@ -222,8 +225,8 @@ func (n *nextIndex) from(s string, p int) int {
 }
 
 type finders struct {
-	eol, eq, json nextIndex
-	quote         [3]nextIndex
+	eol, eq, query, json nextIndex
+	quote                [3]nextIndex
 }
 
 func (f *finders) quoteFinder(q string) *nextIndex {
@@ -258,7 +261,7 @@ func isQuote(c byte) bool   { return c == '"' || c == '\'' || c == '`' }
 func isKeyChar(c byte) bool { return isWordChar(c) || c == '.' || c == '-' }
 
 // valueExtent returns where the value starting at p begins and ends.
-func (f *finders) valueExtent(s string, p int, sep byte, openQ, closeQ string) (int, int) {
+func (f *finders) valueExtent(s string, p int, sep byte, openQ, closeQ string, query bool) (int, int) {
 	eol := f.eol.from(s, p)
 	if p >= eol {
 		return p, p
@@ -280,6 +283,8 @@ func (f *finders) valueExtent(s string, p int, sep byte, openQ, closeQ string) (
 		// 'Authorization: Bearer …' inside a quoted string: the value ends
 		// at the quote that closes it.
 		return p, min(eol, f.quoteFinder(openQ).from(s, p))
+	case sep == '=' && query:
+		return p, min(eol, f.query.from(s, p))
 	case sep == '=':
 		return p, min(eol, f.eq.from(s, p))
 	case openQ != "":
@@ -312,4 +317,35 @@ func secretAssigned(v, key string) bool {
 		}
 	}
 	return true
+}
+
+// elementRE is an XML element with text alone inside, on one line:
+// <password>…</password> in maven's settings.xml.
+var elementRE = lazyre.New(`<([A-Za-z][\w.:-]{0,63})>([^<\r\n]{1,512})</([A-Za-z][\w.:-]{0,63})>`)
+
+// scanElements finds the text of XML elements whose tag names a
+// credential (<password>, <passphrase>, <privateKey>), as scanAssignments
+// finds a KEY=value's.
+func scanElements(s string) []span {
+	if !strings.Contains(s, "</") {
+		return nil
+	}
+	var out []span
+	for _, m := range elementRE().FindAllStringSubmatchIndex(s, -1) {
+		tag, end := s[m[2]:m[3]], s[m[6]:m[7]]
+		if tag != end {
+			continue
+		}
+		rule, ok := CredentialName(tag)
+		if !ok {
+			continue
+		}
+		v := strings.TrimSpace(s[m[4]:m[5]])
+		if v == "" || !secretAssigned(v, tag) {
+			continue
+		}
+		start := m[4] + strings.Index(s[m[4]:m[5]], v)
+		out = append(out, span{start, start + len(v), rule, prioAssignment})
+	}
+	return out
 }

@@ -378,6 +378,8 @@ func (cl *classifier) command(c *Command) {
 		cl.infra(c, name, args)
 	case "kubectl", "oc", "kubecolor":
 		cl.kubectl(c, args)
+	case "ps":
+		cl.psEnviron(c, args)
 	case "helm":
 		if sub := firstOperand(args); helmWrites[sub] {
 			cl.confirm(c, "helm-write", "helm "+sub+" changes a cluster")
@@ -1558,4 +1560,59 @@ func remotePath(s string) bool {
 		return false
 	}
 	return !strings.Contains(s[:i], "/")
+}
+
+// psEnviron blocks ps's BSD option e, which prints each process's
+// environment after its command: `ps eww` shows what /proc/*/environ holds
+// (Pi's own environment holds its API keys), which a read of it is
+// refused for. A value an option takes (-o user, U user, p 1234) is passed
+// over; -e (every process) is another option.
+func (cl *classifier) psEnviron(c *Command, args []Word) {
+	const unixValue, bsdValue = "CGgOopqstUuk", "OopqtUk"
+	skip := false
+	for _, w := range args {
+		if skip || w.Dynamic {
+			skip = false
+			continue
+		}
+		s := w.Lit
+		switch {
+		case strings.HasPrefix(s, "--"):
+			name, _, hasValue := strings.Cut(s, "=")
+			switch name {
+			case "--format", "--pid", "--ppid", "--user", "--User", "--group", "--Group", "--sort", "--tty", "--sid", "--quick-pid", "--cols", "--columns", "--rows", "--lines", "--width":
+				skip = !hasValue
+			}
+		case strings.HasPrefix(s, "-"):
+			for i := 1; i < len(s); i++ {
+				if strings.IndexByte(unixValue, s[i]) >= 0 {
+					skip = i == len(s)-1
+					break
+				}
+			}
+		default:
+			if !lettersOnly(s) {
+				continue // a pid list, a format's value
+			}
+			for i := 0; i < len(s); i++ {
+				if s[i] == 'e' {
+					cl.block(c, "ps-environ", "ps "+s+" prints every process's environment (Pi's holds its API keys), as /proc/*/environ does")
+					return
+				}
+				if strings.IndexByte(bsdValue, s[i]) >= 0 {
+					skip = i == len(s)-1
+					break
+				}
+			}
+		}
+	}
+}
+
+func lettersOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
 }

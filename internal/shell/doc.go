@@ -125,6 +125,8 @@
 //     root itself passes: `chown -R me .` is ordinary).
 //   - fork-bomb: a function that runs itself in a pipeline or in the
 //     background (`:(){ :|:& };:`).
+//   - ps-environ: ps with the BSD option e (`ps eww`, `ps auxe`), which
+//     prints every process's environment, as /proc/*/environ holds it.
 //
 // Ship or spend (confirm):
 //   - git-push: git push (not -n/--dry-run, which only talks to the
