@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/engine"
@@ -36,6 +37,14 @@ const maxLine = 32 << 20
 type Server struct {
 	Engine *engine.Engine
 	Build  string // piagent's version, for the handshake
+
+	// mu is held around each request and each background refresh
+	// (drain.go): the engine answers one caller at a time.
+	mu sync.Mutex
+	// onCall and between count the drains that found events during
+	// requests and between them; refreshes the background refreshes
+	// (tests; under mu)
+	onCall, between, refreshes int64
 }
 
 // Hello is the handshake line.
@@ -82,6 +91,8 @@ func (s *Server) bin() string {
 // Serve writes the handshake, then answers one request per line until in
 // ends (nil) or a line is not a JSON object (ErrFraming).
 func (s *Server) Serve(in io.Reader, out io.Writer) error {
+	d := s.startDrain()
+	defer d.stop()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -110,15 +121,26 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 				_ = w.Flush()
 				return ErrFraming
 			}
+			// the answer is written out with the lock held: it may share
+			// memory with the engine's gate, which a refresh replaces
+			s.mu.Lock()
+			n := s.Engine.Drained()
 			resp := s.handle(req)
+			s.onCall += s.Engine.Drained() - n
+			d.check()
 			if req.ID == nil {
 				resp.ID = json.RawMessage("null")
 			}
+			var eerr error
 			if b, ok := appendDecision(buf[:0], resp); ok {
 				buf = b
 				w.Write(b)
-			} else if err := enc.Encode(resp); err != nil {
-				return err
+			} else {
+				eerr = enc.Encode(resp)
+			}
+			s.mu.Unlock()
+			if eerr != nil {
+				return eerr
 			}
 			if err := w.Flush(); err != nil {
 				return err
