@@ -229,6 +229,9 @@ type State struct {
 	// FirstSight: the catalogue was pinned now, at its first sight; the
 	// person is shown what was pinned (issue 39, item 4).
 	FirstSight bool
+	// Unpinned: no pin, and none was recorded (States with record false):
+	// a call would pin this first sight, and show it.
+	Unpinned bool
 	// Unseen: the person's policy asks to look at a catalogue before the
 	// model may ("firstSight": "ask"), and no person has accepted this one.
 	Unseen bool

@@ -177,6 +177,8 @@ func against(seen Catalogue, pins map[string]Pin, perr error, pinsPath, key stri
 		} else {
 			st.FirstSight = true
 		}
+	default:
+		st.Unpinned = true
 	}
 	// Concealed content stays stopped until a person accepts it (a pin by
 	// "person", from approve --tools); a first-sight pin is no acceptance.

@@ -147,9 +147,24 @@ func (en *Engine) gate() (*gate.Gate, error) {
 // snapshot returns the guard snapshot for the current gate, rebuilding it
 // only when the gate was recomputed.
 func (en *Engine) snapshot() (*guard.Snapshot, error) {
-	g, err := en.gate()
-	if err != nil {
-		return nil, err
+	return en.build(true)
+}
+
+// build is snapshot; with record false (Refresh, between calls) the gate
+// is the cache's answer ahead of a call (gate.Cache.Ahead), and a
+// catalogue seen for the first time is not pinned. Where either leaves
+// work to the next call, nothing is built (nil, nil), and that call
+// checks the gate the slow way, or pins the catalogue and shows it to the
+// person (Withheld).
+func (en *Engine) build(record bool) (*guard.Snapshot, error) {
+	var g *gate.Gate
+	if record {
+		var err error
+		if g, err = en.gate(); err != nil {
+			return nil, err
+		}
+	} else if g = en.cache.Ahead(en.options()); g == nil {
+		return nil, nil // left to the next call (gate.Cache.Ahead)
 	}
 	en.mu.Lock()
 	defer en.mu.Unlock()
@@ -163,6 +178,12 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 		en.parts = en.snapshotParts(g)
 	}
 	p := en.parts
+	// What each usable server offered the model, against its pin; a
+	// first sight is pinned here (record).
+	cats, unpinned := en.catalogues(g, p.mc, p.askFirst, record)
+	if unpinned {
+		return nil, nil
+	}
 	en.snap = guard.NewSnapshot(g, guard.Options{
 		Cache:       p.mc,
 		AdapterPath: en.getenv("PIAGENT_ADAPTER_PATH"),
@@ -174,9 +195,7 @@ func (en *Engine) snapshot() (*guard.Snapshot, error) {
 		Policy:      p.pol,
 		Facts: policy.Facts{Home: en.Home, Cwd: en.Cwd, ProjectRoot: en.Cwd, RealPath: en.links.realPath, Glob: glob, Tree: tree, HardLinks: hardLinks,
 			Mode: p.mode, Session: en.session},
-		// What each usable server offered the model, against its pin; a
-		// first sight is pinned here.
-		Catalogues: en.catalogues(g, p.mc, p.askFirst),
+		Catalogues: cats,
 	})
 	en.snapGate = g
 	return en.snap, nil
@@ -700,12 +719,16 @@ func stateOf(g *gate.Gate, quiet bool) State {
 
 // catalogues are the adapter cache's catalogue states, and what Pi's
 // built-in client reported for servers the cache does not have. Called with
-// s.mu held.
-func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache, askFirst bool) map[string]*catalogue.State {
-	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), true, askFirst, time.Now())
+// en.mu held. With record false, nothing is pinned, and unpinned reports
+// a catalogue a call would pin.
+func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache, askFirst, record bool) (_ map[string]*catalogue.State, unpinned bool) {
+	out := catalogue.States(g, mc, en.belongs(g), registry.CataloguePins(en.Home), record, askFirst, time.Now())
 	for name, st := range out {
 		if st.FirstSight {
 			en.firstSeen = append(en.firstSeen, firstSeen(name, st))
+		}
+		if st.Unpinned {
+			return nil, true
 		}
 	}
 	for name, st := range en.reported {
@@ -713,7 +736,7 @@ func (en *Engine) catalogues(g *gate.Gate, mc *mcpcache.Cache, askFirst bool) ma
 			out[name] = st
 		}
 	}
-	return out
+	return out, false
 }
 
 // ReportAnswer says how many servers' tools were reported, and which of

@@ -47,6 +47,8 @@ type integrity struct {
 	// nested: the repositories in the work tree git enters from the
 	// project, looked at on every call (nested.go)
 	nested *nested
+	// drains counts the drains that found events (Engine.Drained)
+	drains atomic.Int64
 }
 
 // recheck is how long the watch's silence is trusted alone: inotify does
@@ -108,6 +110,9 @@ func (in *integrity) changed() []string {
 	}
 	if in.watch != nil && in.failed == "" {
 		changed, _, lost, names := in.watch.Drain()
+		if changed {
+			in.drains.Add(1)
+		}
 		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
 		if quiet && time.Since(in.compared) < recheck {
 			return in.tripped

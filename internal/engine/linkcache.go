@@ -28,6 +28,18 @@ type linkCache struct {
 	exists  map[string]bool   // realPath: whether the path exists, with no link on the way
 	watched map[string]bool
 	drained bool // the watch was read since the call began (begin)
+	drains  atomic.Int64
+}
+
+// refresh drains the watch, as the first path a call checks does; Refresh
+// calls it between calls. A cache that has no watch yet is left alone.
+func (c *linkCache) refresh() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tried {
+		c.drained = false
+		c.fresh()
+	}
 }
 
 // begin marks the start of a tool call's decision: the watch is read once
@@ -66,6 +78,7 @@ func (c *linkCache) fresh() bool {
 	if !c.drained {
 		c.drained = true
 		if changed, folders, lost, names := c.w.Drain(); changed {
+			c.drains.Add(1)
 			// a folder made, moved or removed matters only where it is a
 			// watched folder or on the way to a remembered path (a test's
 			// folder made in /tmp, above every project there, is not)

@@ -2,6 +2,11 @@
 
 package fswatch
 
+import (
+	"errors"
+	"time"
+)
+
 type sys struct{}
 
 // New returns nil: without a watch every Changed reports a change.
@@ -19,3 +24,19 @@ func HardLinked([]string) bool { return true }
 
 // Linked reports true likewise.
 func Linked(string) bool { return true }
+
+// Fd is -1: there is nothing to poll.
+func (w *Watch) Fd() int { return -1 }
+
+// Waiter is not to be had here: NewWaiter fails, and callers drain on
+// their own path alone.
+type Waiter struct{}
+
+// NewWaiter fails: no inotify.
+func NewWaiter() (*Waiter, error) { return nil, errNoWaiter }
+
+var errNoWaiter = errors.New("no inotify on this system")
+
+func (wt *Waiter) Wait([]int, time.Duration) (bool, error) { return false, errNoWaiter }
+func (wt *Waiter) Wake()                                   {}
+func (wt *Waiter) Close()                                  {}

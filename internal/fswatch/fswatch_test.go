@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestWatch(t *testing.T) {
@@ -136,4 +137,67 @@ func TestDrainNames(t *testing.T) {
 func changed(w *Watch) bool {
 	c, _, _, _ := w.Drain()
 	return c
+}
+
+// TestWaiter: Wait reports a watch with events without reading them (the
+// caller's Drain still finds them), times out when there are none, and
+// ends early on Wake.
+func TestWaiter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	dir := t.TempDir()
+	w := New()
+	if w == nil {
+		t.Skip("no inotify here")
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := NewWaiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Close()
+	fds := []int{w.Fd(), -1}
+	start := time.Now()
+	if ready, err := wt.Wait(fds, 50*time.Millisecond); ready || err != nil {
+		t.Fatalf("nothing happened: ready %v err %v", ready, err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("returned after %v, before its timeout", d)
+	}
+	os.WriteFile(filepath.Join(dir, "a"), []byte("1"), 0o644)
+	for range 2 { // twice: the wait reads nothing
+		if ready, err := wt.Wait(fds, time.Second); !ready || err != nil {
+			t.Fatalf("a write: ready %v err %v", ready, err)
+		}
+	}
+	if !changed(w) {
+		t.Fatal("the events were taken by the wait")
+	}
+	done := make(chan bool)
+	go func() {
+		ready, _ := wt.Wait(fds, 10*time.Second)
+		done <- ready
+	}()
+	time.Sleep(20 * time.Millisecond)
+	wt.Wake()
+	select {
+	case ready := <-done:
+		if ready {
+			t.Fatal("a wake read as events")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wake did not end the wait")
+	}
+	// the wake was taken: the next wait waits
+	if ready, _ := wt.Wait(fds, 20*time.Millisecond); ready {
+		t.Fatal("ready with nothing pending")
+	}
+	var nilw *Watch
+	if nilw.Fd() != -1 {
+		t.Fatal("a nil watch has a descriptor")
+	}
 }

@@ -234,12 +234,87 @@ func settledSame(old, cur safefile.Stamp, path string) bool {
 type Cache struct {
 	mu    sync.Mutex
 	gates map[cacheKey]*cached
+	// drained counts the Gets whose drain found events (Drained)
+	drained atomic.Int64
 }
+
+// Watches appends the watch of each cached gate to dst, for a caller that
+// waits for their events between calls (the helper's background drain);
+// it only polls them, and drains them by calling Get. A watch is the
+// cache's: it may be closed by the next Get.
+func (c *Cache) Watches(dst []*fswatch.Watch) []*fswatch.Watch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.gates {
+		if e.w != nil {
+			dst = append(dst, e.w)
+		}
+	}
+	return dst
+}
+
+// Close releases every cached gate's watch; the cache is empty after.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.gates {
+		e.w.Close()
+		delete(c.gates, k)
+	}
+}
+
+// Drained is how many Gets found events in their watch (tests: where the
+// work after a write was done).
+func (c *Cache) Drained() int64 { return c.drained.Load() }
 
 type cached struct {
 	g       *Gate
 	w       *fswatch.Watch // nil: check the signature every time
 	checked time.Time      // the last check stat by stat
+	// pending: Ahead drained events that need the slow way (a folder
+	// came or went, a file other than a pinned one's content changed):
+	// the next Get checks every stamp, as after a folder's change
+	pending bool
+}
+
+// Ahead is Get done between calls (the helper's background drain): it
+// drains the watch and answers what an edit of pinned files alone asks
+// (Gate.afterEdits), as Get would. What needs the slow way, a check of
+// every stamp and perhaps a new load, is left to the next Get (pending):
+// a load reads the files before it stamps them, and one run while a
+// file is being written could take the new stamp with the old content, so
+// it runs on a call's path only, as before. It returns the cached gate
+// when it is answered, or nil: no gate cached yet, or the next Get has
+// work to do.
+func (c *Cache) Ahead(o Options) *Gate {
+	if o.Home == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.gates[cacheKey{o.Home, o.Cwd, o.ConfigPath}]
+	if e == nil {
+		return nil
+	}
+	changed, folders, lost, names := e.w.Drain()
+	if !changed {
+		if e.pending {
+			return nil
+		}
+		return e.g
+	}
+	c.drained.Add(1)
+	if e.pending {
+		return nil // the next Get checks every stamp, which covers these
+	}
+	if !(lost || folders && e.g.onTheWay(names)) {
+		if g, ok := e.g.afterEdits(names); ok {
+			e.g = g
+			return g
+		}
+	}
+	e.pending = true
+	return nil
 }
 
 // recheck is how long a cached gate is trusted on its watch's silence
@@ -273,10 +348,17 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 		// The watch is drained under the lock: an event seen by one caller
 		// is answered by its stat check before any other caller is.
 		changed, folders, lost, names := e.w.Drain()
+		if changed {
+			c.drained.Add(1)
+		}
 		// A folder made, moved or removed matters only on the way to a
 		// path the gate read; one beside them (a build folder, a test's
 		// folder in /tmp) is a name like any other.
 		shape := lost || folders && e.g.onTheWay(names)
+		if e.pending {
+			// events Ahead drained and left to this call
+			changed, shape, e.pending = true, true, false
+		}
 		if changed && !shape {
 			// Only the files the events name, when each is a pinned file
 			// whose content alone changed (issue 46, item 1: an edit inside

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/piagent/piagent/internal/catalogue"
 	"github.com/piagent/piagent/internal/engine"
@@ -40,6 +41,14 @@ type Server struct {
 	// helper has answered with no other request waiting (Idle): the mains'
 	// collector between calls (gcpolicy.Between). Nil in tests.
 	Pace Pace
+
+	// mu is held around each request and each background refresh
+	// (drain.go): the engine answers one caller at a time.
+	mu sync.Mutex
+	// onCall and between count the drains that found events during
+	// requests and between them; refreshes the background refreshes
+	// (tests; under mu)
+	onCall, between, refreshes int64
 }
 
 // Pace is told when the helper is busy and when it waits.
@@ -92,6 +101,8 @@ func (s *Server) bin() string {
 // Serve writes the handshake, then answers one request per line until in
 // ends (nil) or a line is not a JSON object (ErrFraming).
 func (s *Server) Serve(in io.Reader, out io.Writer) error {
+	d := s.startDrain()
+	defer d.stop()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -123,15 +134,26 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 				_ = w.Flush()
 				return ErrFraming
 			}
+			// the answer is written out with the lock held: it may share
+			// memory with the engine's gate, which a refresh replaces
+			s.mu.Lock()
+			n := s.Engine.Drained()
 			resp := s.handle(req)
+			s.onCall += s.Engine.Drained() - n
+			d.check()
 			if req.ID == nil {
 				resp.ID = json.RawMessage("null")
 			}
+			var eerr error
 			if b, ok := appendDecision(buf[:0], resp); ok {
 				buf = b
 				w.Write(b)
-			} else if err := enc.Encode(resp); err != nil {
-				return err
+			} else {
+				eerr = enc.Encode(resp)
+			}
+			s.mu.Unlock()
+			if eerr != nil {
+				return eerr
 			}
 			if err := w.Flush(); err != nil {
 				return err

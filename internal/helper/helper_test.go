@@ -39,12 +39,21 @@ func startServer(t testing.TB, s *Server) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	ended := make(chan struct{})
 	go func() {
 		err := s.Serve(inR, outW)
 		outW.Close()
 		c.done <- err
+		close(ended)
 	}()
-	t.Cleanup(func() { inW.Close() })
+	// the helper's files are gone only once it ended (its background
+	// drain may be writing in the test's folders)
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close()
+		<-ended
+		s.Engine.Close()
+	})
 	var hello Hello
 	line, err := c.out.ReadBytes('\n')
 	if err != nil {
