@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeFile(t testing.TB, path, data string) {
@@ -349,5 +350,44 @@ func TestCacheAfterUnrelatedWrite(t *testing.T) {
 	g5, _ := c.Get(o)
 	if _, ok := g5.Server("pi-side"); !ok {
 		t.Errorf("a file under a folder that appeared after the watch was made: not seen")
+	}
+}
+
+// TestCacheWriteWhileLoading: a load reads the files, then stamps them. A
+// definition rewritten between the two left the new stamp beside the old
+// content: the watch, made after, saw nothing, the stamps were equal, and
+// every later Get kept the gate judged on the definition that was no longer
+// there (a changed server kept the old one's approval). Now a stamp changed
+// since the load began sends it to load again.
+func TestCacheWriteWhileLoading(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(proj, ".mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {"repo": {"url": "https://old.example/mcp"}}}`)
+	time.Sleep(2 * clockTick) // the first write is older than any load
+	t.Cleanup(func() { afterRead = nil })
+	afterRead = func() {
+		afterRead = nil
+		writeFile(t, cfg, `{"mcpServers": {"repo": {"url": "https://new.example/mcp"}}}`)
+	}
+	var c Cache
+	o := Options{Home: home, Cwd: proj}
+	url := func() any {
+		g, err := c.Get(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range g.Servers {
+			if s.Name == "repo" {
+				return s.Config.Entry["url"]
+			}
+		}
+		t.Fatal("no server repo")
+		return nil
+	}
+	url() // the write lands between this load's reading and its stamps
+	for i := range 3 {
+		if got := url(); got != "https://new.example/mcp" {
+			t.Fatalf("Get %d after the write: the gate judges url %v", i+1, got)
+		}
 	}
 }

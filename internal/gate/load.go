@@ -54,6 +54,9 @@ var OSFS FS = osFS{}
 func Load(o Options) (*Gate, error) { return load(o, false) }
 
 func load(o Options, sign bool) (*Gate, error) {
+	// before any file is read: a stamp changed since is of content the
+	// gate may not have read (poisonSince)
+	start := time.Now()
 	view, err := mcpconfig.Load(mcpconfig.Options{Home: o.Home, Cwd: o.Cwd, Getenv: o.Getenv, ConfigPath: o.ConfigPath, Overlay: o.Overlay})
 	if err != nil {
 		return nil, err
@@ -102,8 +105,50 @@ func load(o Options, sign bool) (*Gate, error) {
 		})
 	}
 	watched = append(watched, o.Extra...)
+	if afterRead != nil {
+		afterRead()
+	}
 	g.Signature = Sign(watched)
+	g.Signature.poisonSince(start)
 	return g, nil
+}
+
+// marked reports whether a stamp holds poisonSince's mark.
+func (s Signature) marked() bool {
+	for _, st := range s {
+		if st.Exists && st.Sum == [sha256.Size]byte{1} {
+			return true
+		}
+	}
+	return false
+}
+
+// afterRead, when set, runs between a load's reading and its stamping
+// (tests: a write in that window).
+var afterRead func()
+
+// clockTick bounds how far a file's change time may lag the clock: the
+// kernel stamps files from a clock read at each tick (a jiffy, up to 10
+// ms), so a write after t has a change time after t-clockTick.
+const clockTick = 20 * time.Millisecond
+
+// poisonSince marks every stamp whose path changed after t-clockTick as
+// unlike any later stamp of it. A load reads its files, then stamps them:
+// a write in between left the new stamp beside the old content, and every
+// later check (the watch saw nothing, the stamps were equal) kept the gate
+// judged on what was no longer there — a changed definition allowed as
+// approved. Get loads again when a stamp is marked (a file written in the
+// 20 ms before a load costs that load a pause and a second reading).
+// A file system whose times are coarser than that (FAT's two seconds) can
+// stamp a write after the load began as older: there the mark is not
+// certain, and the 5 s re-check compares stamps, not content.
+func (s Signature) poisonSince(t time.Time) {
+	since := t.Add(-clockTick).UnixNano()
+	for i := range s {
+		if s[i].Exists && s[i].Ctime >= since {
+			s[i].Sum = [sha256.Size]byte{1} // the mark of content not read
+		}
+	}
 }
 
 // stamp is what one path looked like (safefile.Stamp: absence, size,
@@ -397,13 +442,23 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 		delete(c.gates, k)
 	}
 	g, err := load(o, true)
+	// A file the gate read changed while it loaded (poisonSince): this
+	// call's answer would be of content the next ones no longer see. Load
+	// again once the clock is past the change; a file still being written
+	// keeps the mark, and the gate no watch (below), so the next call
+	// loads it again.
+	for try := 0; err == nil && g.Signature.marked() && try < 2; try++ {
+		time.Sleep(clockTick + time.Millisecond)
+		g, err = load(o, true)
+	}
 	if err != nil {
 		return nil, err
 	}
 	w := watchSignature(g.Signature)
 	if w != nil && !g.Signature.Valid() {
-		// changed between the reading and the watch: no quiet answers for
-		// this gate; the next call computes it again
+		// changed between the reading and the watch, or still while it
+		// loaded (poisonSince): no quiet answers for this gate; the next
+		// call computes it again
 		w.Close()
 		w = nil
 	}
