@@ -116,7 +116,7 @@ func load(o Options, sign bool) (*Gate, error) {
 // marked reports whether a stamp holds poisonSince's mark.
 func (s Signature) marked() bool {
 	for _, st := range s {
-		if st.Exists && st.Sum == [sha256.Size]byte{1} {
+		if st.Exists && st.Unread() {
 			return true
 		}
 	}
@@ -146,7 +146,7 @@ func (s Signature) poisonSince(t time.Time) {
 	since := t.Add(-clockTick).UnixNano()
 	for i := range s {
 		if s[i].Exists && s[i].Ctime >= since {
-			s[i].Sum = [sha256.Size]byte{1} // the mark of content not read
+			s[i].MarkUnread()
 		}
 	}
 }
@@ -326,9 +326,9 @@ type cached struct {
 // drains the watch and answers what an edit of pinned files alone asks
 // (Gate.afterEdits), as Get would. What needs the slow way, a check of
 // every stamp and perhaps a new load, is left to the next Get (pending):
-// a load reads the files before it stamps them, and one run while a
-// file is being written could take the new stamp with the old content, so
-// it runs on a call's path only, as before. It returns the cached gate
+// a load run beside a write pauses past the kernel's clock tick and reads
+// again (poisonSince), and that pause, taken here under the lock, would
+// fall on the next request. It returns the cached gate
 // when it is answered, or nil: no gate cached yet, or the next Get has
 // work to do.
 func (c *Cache) Ahead(o Options) *Gate {

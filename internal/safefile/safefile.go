@@ -311,7 +311,7 @@ func StampOf(path string) Stamp {
 		if data, err := Read(path, Options{Max: racyMax}); err == nil {
 			st.Sum = sha256.Sum256(data)
 		} else {
-			st.Sum[0] = 1 // unreadable now: compares unequal to any readable content
+			st.MarkUnread() // unreadable now
 		}
 	}
 	return st
@@ -325,10 +325,21 @@ func FromInfo(fi fs.FileInfo) Stamp {
 }
 
 // Hashed reports whether Sum holds the content's SHA-256 (a racy stamp of
-// a file read), not zero or the mark of a file that could not be read.
+// a file read), not zero or the mark of content not read (MarkUnread).
 func (s Stamp) Hashed() bool {
-	return s.Sum != [sha256.Size]byte{} && s.Sum != [sha256.Size]byte{1}
+	return s.Sum != [sha256.Size]byte{} && !s.Unread()
 }
+
+// unread is Sum's mark of content not read: no readable content hashes to
+// it, so a stamp holding it equals no later stamp of a readable file.
+var unread = [sha256.Size]byte{1}
+
+// MarkUnread marks the stamp as of content not read: a file that could
+// not be read, or one whose reading the caller cannot vouch for.
+func (s *Stamp) MarkUnread() { s.Sum = unread }
+
+// Unread reports whether the stamp holds MarkUnread's mark.
+func (s Stamp) Unread() bool { return s.Sum == unread }
 
 // Settled reports whether the stamp's times alone tell this content from
 // any later one: they are older than RacyWindow. A cache keyed by a stamp
