@@ -11,7 +11,7 @@ import (
 
 func (a *app) grantCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "grant (NAME | --agent) (--read DIR | --write DIR | --env VAR | --net HOST[:PORT])... [--remove]",
+		Use:   "grant (NAME | --agent) (--read PATH | --write DIR | --env VAR | --net HOST[:PORT])... [--remove]",
 		Short: "Let a server reach a folder beyond its sandbox profile, for this project",
 		Long: `Let a server reach a folder beyond its sandbox profile, for this project.
 
@@ -33,22 +33,28 @@ The network (with "network": "registries", the default) goes through
 piagent's proxy, which reaches the package registries alone; --net lets
 this server (or, with --agent, the agent's commands in this project) reach
 one more host (HOST for https and http, HOST:PORT, *.DOMAIN), or a service
-of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
+of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).
+
+The agent's own commands never read your secret stores either (~/.ssh,
+~/.aws/credentials, ~/.kube, ~/.git-credentials, ~/.config/gh and the rest
+your policy's protectedPaths keep from every tool): --agent --read lets
+them read one in this project (kubectl reading ~/.kube).`,
 		Example: `  piagent-mcp grant notes --write ~/notes
   piagent-mcp grant indexer --read ~/datasets
   piagent-mcp grant notes --write ~/notes --remove
   piagent-mcp grant github --env GITHUB_TOKEN
   piagent-mcp grant github --net api.github.com
-  piagent-mcp grant --agent --net 127.0.0.1:5432`,
+  piagent-mcp grant --agent --net 127.0.0.1:5432
+  piagent-mcp grant --agent --read ~/.kube`,
 	}
-	agent := c.Flags().Bool("agent", false, "grant to the agent's own commands in this project (with --net) instead of a server")
+	agent := c.Flags().Bool("agent", false, "grant to the agent's own commands in this project (with --read or --net) instead of a server")
 	c.Args = func(c *cobra.Command, args []string) error {
 		if *agent {
 			return exactArgs(0, "no NAME with --agent")(c, args)
 		}
 		return exactArgs(1, "NAME")(c, args)
 	}
-	read := c.Flags().StringArray("read", nil, "a folder the server may read although its profile hides it")
+	read := c.Flags().StringArray("read", nil, "a folder (or file) the server, or with --agent the agent's commands, may read although the profile hides it")
 	write := c.Flags().StringArray("write", nil, "a folder the server may write")
 	env := c.Flags().StringArray("env", nil, "a variable of Pi's environment the server receives")
 	netHosts := c.Flags().StringArray("net", nil, "a host (HOST[:PORT], *.DOMAIN) reached through piagent's proxy, or a loopback port of this machine's")
@@ -73,7 +79,10 @@ of this machine's by its loopback port (127.0.0.1:5432, localhost:3000).`,
 			if *asJSON {
 				return a.writeJSON(map[string]any{"agent": true, "project": got.Project, "grant": got.Grant})
 			}
-			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", got.Project, listOr(got.Grant.Net), got.File)
+			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s read, of the secret stores: %s; reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", got.Project, listOr(got.Grant.Read), listOr(got.Grant.Net), got.File)
+			for _, d := range got.Missing {
+				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
+			}
 			return nil
 		}
 		if *asJSON {

@@ -157,7 +157,7 @@ func (a *app) printSandbox(st ops.SandboxState, p ops.SandboxProfile) {
 	}
 	holds("registered files inside the project (.git/hooks, .git/config, .pi) read-only", st.MountNamespace, "watched and blocked after a change, not locked")
 	holds("every mount read-only but the writable folders: no chmod, chown or utimes of your files", st.HomeReadOnly, "Landlock refuses writes, not metadata changes")
-	holds("the project's secrets and Pi's auth.json hidden", st.SecretsHidden, "readable")
+	holds("the project's secrets, Pi's auth.json and your secret stores (~/.ssh, ~/.aws/credentials, ~/.kube, …) hidden", st.SecretsHidden, "readable")
 	holds("/tmp and /var/tmp read-only, TMPDIR private", st.PrivateTmp, "")
 	holds("every capability of the command dropped, no_new_privs (the init above it, which keeps its own, is not dumpable: the command cannot ptrace it)", st.CapsDropped, "")
 	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")
@@ -194,6 +194,9 @@ func (a *app) printSandbox(st ops.SandboxState, p ops.SandboxProfile) {
 	list("writable", p.Writable)
 	list("read-only inside writable folders", p.ReadOnly)
 	list("hidden", append(append([]string{}, p.Hidden...), p.HiddenDirs...))
+	if p.Name == "agent" && len(p.Hidden)+len(p.HiddenDirs) > 0 {
+		fmt.Fprintln(w, "  (a secret store a command of this project needs, kubectl's ~/.kube: piagent-mcp grant --agent --read PATH)")
+	}
 	list("not protected by the sandbox (the command could create them)", p.Unprotected)
 	list("environment", p.Env)
 }

@@ -16,7 +16,8 @@ import (
 type GrantOptions struct {
 	Project string // absolute
 	Server  string // "" with Agent
-	// Agent grants to the agent's own commands in the project (Net alone).
+	// Agent grants to the agent's own commands in the project (Read, a
+	// secret store its sandbox would hide, and Net).
 	Agent bool
 	// Read and Write are folders, Env variable names of Pi's environment,
 	// Net hosts (HOST[:PORT], *.DOMAIN, a loopback port). A relative or
@@ -43,7 +44,7 @@ func usage(err error) *Error { return &Error{Kind: Usage, Err: err} }
 
 // Grant records (or, with Remove, takes back) what a server may reach
 // beyond its sandbox profile in the project, or with Agent what the agent's
-// commands may reach on the network. A folder that holds or is a file that
+// commands may read of the secret stores and reach on the network. A folder that holds or is a file that
 // decides what runs cannot be granted for writing.
 func (o *Ops) Grant(opt GrantOptions) (Granted, error) {
 	if len(opt.Read) == 0 && len(opt.Write) == 0 && len(opt.Env) == 0 && len(opt.Net) == 0 {
@@ -58,19 +59,27 @@ func (o *Ops) Grant(opt GrantOptions) (Granted, error) {
 		net = append(net, e.String())
 	}
 	out := Granted{Agent: opt.Agent, File: registry.GrantsFile(o.Home)}
+	abs := func(list []string) []string {
+		out := make([]string, 0, len(list))
+		for _, p := range list {
+			out = append(out, paths.Abs(opt.Dir, paths.Expand(o.Home, p)))
+		}
+		return out
+	}
 	if opt.Agent {
-		if len(opt.Read) > 0 || len(opt.Write) > 0 || len(opt.Env) > 0 {
-			return Granted{}, usage(errors.New("--agent takes --net alone"))
+		if len(opt.Write) > 0 || len(opt.Env) > 0 {
+			return Granted{}, usage(errors.New("--agent takes --read and --net alone: the agent's commands write the project, and get only the variables your policy passes"))
 		}
 		project := opt.Project
 		if r, err := filepath.EvalSymlinks(project); err == nil {
 			project = r
 		}
-		got, err := grant.Add(o.Home, project, grant.Agent, grant.Grant{Net: net}, opt.Remove)
+		got, err := grant.Add(o.Home, project, grant.Agent, grant.Grant{Read: abs(opt.Read), Net: net}, opt.Remove)
 		if err != nil {
 			return Granted{}, refused(fmt.Errorf("cannot record the grant: %w", err))
 		}
 		out.Project, out.Grant = project, got
+		out.Missing = missing(abs(opt.Read), opt.Remove)
 		return out, nil
 	}
 	for _, v := range opt.Env {
@@ -85,13 +94,6 @@ func (o *Ops) Grant(opt GrantOptions) (Granted, error) {
 	s, err := Server(g, opt.Server)
 	if err != nil {
 		return Granted{}, err
-	}
-	abs := func(list []string) []string {
-		out := make([]string, 0, len(list))
-		for _, p := range list {
-			out = append(out, paths.Abs(opt.Dir, paths.Expand(o.Home, p)))
-		}
-		return out
 	}
 	r, w := abs(opt.Read), abs(opt.Write)
 	if !opt.Remove {
@@ -111,14 +113,20 @@ func (o *Ops) Grant(opt GrantOptions) (Granted, error) {
 	}
 	o.RefreshLaunch(g.Project)
 	out.Server, out.Project, out.Grant = s.Name, g.Project, got
-	if !opt.Remove {
-		for _, d := range append(append([]string{}, r...), w...) {
-			if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
-				out.Missing = append(out.Missing, d)
-			}
+	out.Missing = missing(append(append([]string{}, r...), w...), opt.Remove)
+	return out, nil
+}
+
+// missing are the granted folders that do not exist yet (none when the
+// grant is taken away).
+func missing(folders []string, remove bool) []string {
+	var out []string
+	for _, d := range folders {
+		if _, err := os.Stat(d); !remove && errors.Is(err, os.ErrNotExist) {
+			out = append(out, d)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // validEnvName reports a portable variable name.

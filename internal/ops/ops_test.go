@@ -105,7 +105,8 @@ func TestGrantUsage(t *testing.T) {
 	for _, opt := range []GrantOptions{
 		{Project: project, Server: "repo"},
 		{Project: project, Server: "repo", Net: []string{"not a host"}},
-		{Project: project, Agent: true, Read: []string{"/x"}},
+		{Project: project, Agent: true, Write: []string{"/x"}},
+		{Project: project, Agent: true, Env: []string{"TOKEN"}},
 		{Project: project, Server: "repo", Env: []string{"1BAD"}},
 	} {
 		var oe *Error

@@ -3,14 +3,17 @@ package policy
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
 // This file is the package's only IO: it reads the policy files whose paths
-// it is given. Everything else takes values.
+// it is given, and lists the folders SecretStores looks into. Everything
+// else takes values.
 
 // Load reads ~/.pi/piagent-policy.json under home and
 // .pi/piagent-policy.json under project (either may be "" to skip it) and
@@ -26,14 +29,16 @@ func Load(home, project string) (*Policy, error) {
 }
 
 // LoadSettings is Load for what sandbox exec asks before every command —
-// Sandbox, ServerSandbox, PassEnv and Err — without building the path, tool
-// and shell rules. Only those answers of the policy it returns count.
+// Sandbox, ServerSandbox, PassEnv, SecretStores and Err — without building
+// the path, tool and shell rules. Only those answers of the policy it returns count.
 func LoadSettings(home, project string) (*Policy, error) {
 	user, proj, err := read(home, project)
 	if err != nil {
 		return &Policy{err: err}, err
 	}
-	p := &Policy{files: map[string]string{LayerBase: ""}}
+	base := baseStores()
+	p := &Policy{files: map[string]string{LayerBase: ""},
+		stores: &stores{protected: slices.Clone(base.protected), readable: slices.Clone(base.readable)}}
 	for _, in := range []struct {
 		Input
 		layer string
@@ -48,6 +53,7 @@ func LoadSettings(home, project string) (*Policy, error) {
 		}
 		p.files[in.layer] = in.File
 		p.applySettings(f, in.layer, in.File, in.layer == LayerProject)
+		p.stores.apply(f, in.layer == LayerProject)
 	}
 	return p, nil
 }
@@ -82,4 +88,16 @@ func read(home, project string) (Input, Input, error) {
 		*it.in = Input{File: name, Data: data}
 	}
 	return user, proj, nil
+}
+
+// listDir names the entries of folder dir (none when it cannot be read):
+// SecretStores looks into a secret store some of whose files are readable.
+func listDir(dir string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	return names
 }

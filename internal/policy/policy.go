@@ -63,6 +63,9 @@ type Policy struct {
 	docsPatterns []glob
 	hintCache    []string // see hints
 	memo         *matchMemo
+	// stores: LoadSettings's raw protected and readable paths, for
+	// SecretStores (nil in a policy Merge built).
+	stores *stores
 }
 
 type entry struct {

@@ -353,6 +353,100 @@ func TestSecretsHidden(t *testing.T) {
 	}
 }
 
+// TestAgentSecretStoresHidden: the agent's commands read none of the
+// home's secret stores, whatever way they compute the path (python, a
+// glob, a link the command makes, a link the store is), and the files
+// beside them that the policy leaves readable (git's config, fish's) stay
+// readable; a person's grant (piagent-mcp grant --agent --read) opens one
+// store in this project, and the agent cannot grant it itself. Unconfined,
+// the same command reads every one (the control).
+func TestAgentSecretStoresHidden(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	stores := map[string]string{
+		".ssh/id_ed25519":         "", // newWorld's "PRIVATE KEY"
+		".aws/credentials":        "[default]\naws_secret_access_key=AWS-SECRET-1\n",
+		".git-credentials":        "https://u:GIT-SECRET-2@example.com\n",
+		".kube/config":            "users:\n- user: {token: KUBE-SECRET-3}\n",
+		".config/gh/hosts.yml":    "github.com:\n  oauth_token: GH-SECRET-4\n",
+		".config/git/credentials": "https://u:GIT-SECRET-5@example.com\n",
+		".bash_history":           "export TOKEN=HIST-SECRET-6\n",
+	}
+	for rel, data := range stores {
+		if data != "" {
+			write(t, filepath.Join(w.home, rel), data)
+		}
+	}
+	// a dotfiles manager's link: the store lives elsewhere
+	dotfiles := filepath.Join(w.root, "dotfiles")
+	write(t, filepath.Join(dotfiles, "netrc"), "machine example.com password NETRC-SECRET-7\n")
+	must(t, os.Symlink(filepath.Join(dotfiles, "netrc"), filepath.Join(w.home, ".netrc")))
+	write(t, filepath.Join(w.home, ".config", "git", "config"), "[user]\n\tname = READABLE-GIT-CONFIG\n")
+	write(t, filepath.Join(w.home, ".gitconfig"), "[alias]\n\tst = READABLE-GITCONFIG\n")
+	secrets := []string{"PRIVATE KEY", "AWS-SECRET-1", "GIT-SECRET-2", "KUBE-SECRET-3", "GH-SECRET-4", "GIT-SECRET-5", "HIST-SECRET-6", "NETRC-SECRET-7"}
+	script := `python3 -c "
+import os,glob
+h=os.environ['HOME']
+for p in ['.ss'+'h/id_ed25519','.aws/credentials','.git-credentials','.kube/config','.config/gh/hosts.yml','.config/git/credentials','.bash_history','.netrc']:
+    try: print(open(os.path.join(h,p)).read())
+    except Exception as e: print('refused', p, type(e).__name__)
+"
+cat ~/.k*/* ~/.s*/* 2>/dev/null
+ln -s ~/.aws my-aws && cat my-aws/credentials 2>/dev/null
+cat "$(readlink -f ~/.netrc)" 2>/dev/null
+cat ~/.config/git/config ~/.gitconfig
+echo done`
+	control := exec.Command("/bin/bash", "-c", script)
+	control.Dir, control.Env = w.proj, w.env
+	if out, err := control.CombinedOutput(); err != nil || !containsAll(string(out), secrets) {
+		t.Fatalf("control: unconfined, the script reads every store (%v):\n%s", err, out)
+	}
+	os.Remove(filepath.Join(w.proj, "my-aws"))
+	out, err := w.run(t, script)
+	if err != nil || !strings.Contains(out, "done") || !strings.Contains(out, "READABLE-GIT-CONFIG") || !strings.Contains(out, "READABLE-GITCONFIG") {
+		t.Fatalf("err %v, output %q", err, out)
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("the agent's command read %s:\n%s", s, out)
+		}
+	}
+	// The agent cannot grant itself a store; a person can.
+	if out, err := w.run(t, `python3 -c "import subprocess;subprocess.run(['pia'+'gent-mcp','grant','--agent','--read','`+filepath.Join(w.home, ".kube")+`'],check=True)"`); err == nil {
+		t.Fatalf("the agent granted itself ~/.kube: %s", out)
+	}
+	if out, _ := w.run(t, `cat ~/.kube/config; echo done`); strings.Contains(out, "KUBE-SECRET-3") {
+		t.Fatalf("~/.kube read after the agent's own grant: %s", out)
+	}
+	grant := exec.Command(filepath.Join(filepath.Dir(piagentBin), "piagent-mcp"), "grant", "--agent", "--read", "~/.kube")
+	grant.Dir, grant.Env = w.proj, w.env
+	if out, err := grant.CombinedOutput(); err != nil {
+		t.Fatalf("grant: %v\n%s", err, out)
+	}
+	out, err = w.run(t, `cat ~/.kube/config ~/.aws/credentials; echo done`)
+	if err != nil || !strings.Contains(out, "KUBE-SECRET-3") || strings.Contains(out, "AWS-SECRET-1") {
+		t.Fatalf("after the grant of ~/.kube alone: %v\n%s", err, out)
+	}
+	// sandbox status says what is hidden, and how a person opens one
+	st := exec.Command(piagentBin, "sandbox", "status")
+	st.Dir, st.Env = w.proj, w.env
+	o, err := st.CombinedOutput()
+	_, hidden, _ := strings.Cut(string(o), "\nhidden:\n")
+	if err != nil || !strings.Contains(hidden, filepath.Join(w.home, ".aws", "credentials")+"\n") || strings.Contains(hidden, filepath.Join(w.home, ".kube")+"\n") ||
+		!strings.Contains(hidden, "piagent-mcp grant --agent --read PATH") {
+		t.Errorf("sandbox status: %v\n%s", err, o)
+	}
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
 // TestUnixSocketRefused: a daemon outside the sandbox listening on a Unix
 // socket is never reached, so it cannot be asked to do the work.
 func TestUnixSocketRefused(t *testing.T) {
@@ -531,6 +625,34 @@ func BenchmarkSandboxExecTrue(b *testing.B) {
 // extension and the launcher run when it is installed beside piagent.
 func BenchmarkLeanExecTrue(b *testing.B) {
 	benchExec(b, leanBin, "exec", "--", "/bin/true")
+}
+
+// BenchmarkLeanExecTrueStores: the same from a home holding ten of the
+// usual secret stores, each hidden by a mount of its own (the home of
+// BenchmarkLeanExecTrue is this machine's).
+func BenchmarkLeanExecTrueStores(b *testing.B) {
+	if sandbox.Probe().Mechanism == "" {
+		b.Skip("no sandbox here")
+	}
+	home, dir := b.TempDir(), b.TempDir()
+	for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".git-credentials", ".kube/config", ".docker/config.json",
+		".config/gh/hosts.yml", ".gnupg/pubring.kbx", ".bash_history", ".npmrc", ".config/git/credentials"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "HOME="+home)
+	for b.Loop() {
+		cmd := exec.Command(leanBin, "exec", "--", "/bin/true")
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkLeanNetworkOn, BenchmarkLeanNetworkOff and

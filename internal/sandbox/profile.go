@@ -109,6 +109,10 @@ type Input struct {
 	Extra []string
 	// User names the private folder's owner ("" is this process's uid).
 	User string
+	// Secrets are the person's secret stores (policy.SecretStores: the
+	// home's credential files and folders the policy keeps from every
+	// tool), hidden from the agent's commands and from servers alike.
+	Secrets []string
 }
 
 // hiddenNames are the protected files inside the project that a confined
@@ -132,10 +136,20 @@ func PrivateDir(tempDir, user, project string) string {
 // temporary folders are not among its writable folders: Pi's extension
 // loader and Node's compile cache keep code there that unconfined processes
 // load later. TMPDIR is its private folder, at the same path for Pi's own
-// tools.
-func Agent(in Input) Profile {
+// tools. The secret stores are hidden, but those beneath a folder a person
+// granted the agent's commands for reading in this project.
+func Agent(in Input, readGrants []string) Profile {
 	return derive(in, "agent", append([]string{in.Project, shmDir()}, in.Extra...),
-		PrivateDir(in.TempDir, in.User, in.Project), false, nil)
+		PrivateDir(in.TempDir, in.User, in.Project), false, granted(in.Secrets, readGrants))
+}
+
+// granted are the secret stores not within a folder granted for reading;
+// a grant of a folder within a store (~/.kube/work in ~/.kube) leaves the
+// store hidden whole.
+func granted(secrets, readGrants []string) []string {
+	return slices.DeleteFunc(slices.Clone(secrets), func(s string) bool {
+		return slices.ContainsFunc(readGrants, func(g string) bool { return paths.Within(filepath.Clean(g), s) })
+	})
 }
 
 // shmDir is /dev/shm as a real path (a link to /run/shm on some systems):
@@ -146,11 +160,6 @@ func shmDir() string {
 	}
 	return "/dev/shm"
 }
-
-// serverSecrets are the user's credential stores, relative to home, that
-// no server reads unless a person grants it.
-var serverSecrets = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker/config.json",
-	".git-credentials", ".netrc", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".vault-token"}
 
 // Server derives the profile of one stdio server piagent starts: it writes
 // the project, a private folder of its own (TMPDIR, and package caches no
@@ -163,11 +172,7 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	// and a server's package cache is code the server runs. piagent's own
 	// folder is in the registry, so no agent command writes it.
 	private := serverPrivateDir(in, name)
-	var secrets []string
-	for _, rel := range serverSecrets {
-		secrets = append(secrets, filepath.Join(in.Home, rel))
-	}
-	p := derive(in, "server", append([]string{in.Project, shmDir()}, writeGrants...), private, true, secrets)
+	p := derive(in, "server", append([]string{in.Project, shmDir()}, writeGrants...), private, true, in.Secrets)
 	for _, g := range readGrants {
 		keep := func(x string) bool { return paths.Within(filepath.Clean(g), x) }
 		p.Hidden = slices.DeleteFunc(p.Hidden, keep)
@@ -200,6 +205,24 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 		p.Protected = append(p.Protected, Path{Path: e.Path, Dir: e.Dir})
 	}
 	hide := func(path string) {
+		// A registered path is the registry's to decide (the approval
+		// store stays readable to the agent's piagent-mcp list); a store
+		// holding a writable folder (a project beneath ~/.mozilla) cannot
+		// be hidden whole without hiding the project.
+		// A store that is a link (a dotfiles manager's) is hidden where
+		// it leads, which the mounts reach without following a link.
+		if _, reg := set.Match(path); reg {
+			return
+		}
+		if _, err := os.Lstat(path); err != nil {
+			return // most stores are absent: one stat each
+		}
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			path = r
+		}
+		if slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(path, w) }) {
+			return
+		}
 		if fi, err := os.Stat(path); err == nil && !inAny(p.Writable, path) {
 			p.Denied = append(p.Denied, path)
 			if fi.IsDir() {

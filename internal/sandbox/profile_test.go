@@ -43,7 +43,7 @@ func fixture(t *testing.T) Input {
 func TestAgentProfile(t *testing.T) {
 	t.Parallel()
 	in := fixture(t)
-	p := Agent(in)
+	p := Agent(in, nil)
 	has := func(list []string, p string) bool { return slices.Contains(list, p) }
 	home, proj := in.Home, in.Project
 	for _, w := range []string{proj, in.Extra[0]} {

@@ -21,7 +21,7 @@ func goldenProfile() Profile {
 	agent := filepath.Join(home, ".pi", "agent")
 	reg := registry.List(registry.Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: "/tmp", Binaries: []string{"/usr/local/bin/piagent"}})
 	p := Agent(Input{Home: home, AgentDir: agent, Project: proj, ConfigDir: ".pi", TempDir: "/private/tmp", Registry: reg, User: "501",
-		Getenv: func(k string) string { return map[string]string{"GOPATH": "/Users/ana/go"}[k] }})
+		Getenv: func(k string) string { return map[string]string{"GOPATH": "/Users/ana/go"}[k] }}, nil)
 	p.Hidden = []string{proj + "/.env", proj + "/certs/server.key", agent + "/auth.json"}
 	p.HiddenDirs = []string{agent + "/mcp-oauth"}
 	return p

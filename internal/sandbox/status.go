@@ -24,7 +24,7 @@ type Status struct {
 	// What follows from the above, each for this person on this machine.
 	PrivateTmp    bool `json:"privateTmp"`    // /tmp, /var/tmp read-only; TMPDIR private; /dev/shm its own
 	HomeReadOnly  bool `json:"homeReadOnly"`  // every mount read-only but the writable folders: no chmod, chown or utimes of the person's files
-	SecretsHidden bool `json:"secretsHidden"` // the project's secrets and Pi's auth.json read as empty
+	SecretsHidden bool `json:"secretsHidden"` // the project's secrets, Pi's auth.json and the person's secret stores read as empty
 	CapsDropped   bool `json:"capsDropped"`   // bounding, permitted, effective, inheritable and ambient sets empty
 	// NoSurvivors is set when every process a command starts ends with it
 	// (its own PID namespace); otherwise a detached process can outlive

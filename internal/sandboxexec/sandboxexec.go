@@ -283,12 +283,15 @@ func realProject(project string) string {
 	return project
 }
 
-// AgentProfile derives the agent profile for a project from the registry.
+// AgentProfile derives the agent profile for a project from the registry,
+// the policy's secret stores and the folders a person granted the agent's
+// commands for reading there.
 func AgentProfile(env Env, project string) sandbox.Profile {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
-	return sandbox.Agent(ProfileInput(env, project))
+	g, _ := grant.Of(env.Home, project, grant.Agent)
+	return sandbox.Agent(ProfileInput(env, project), g.Read)
 }
 
 // serverInput is what server NAME's profile in project is derived from
@@ -317,7 +320,19 @@ func ProfileInput(env Env, project string) sandbox.Input {
 	reg := registry.List(registry.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
 		Consulted: ancestors, Binaries: Executables(), TempDir: tmp})
 	return sandbox.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		TempDir: tmp, Getenv: env.Getenv, Registry: reg}
+		TempDir: tmp, Getenv: env.Getenv, Registry: reg, Secrets: SecretStores(env.Home, project)}
+}
+
+// SecretStores are the secret stores the person's policy keeps from every
+// tool (policy.SecretStores), which the sandbox hides; where the policy
+// cannot be read, the base policy's: a file that does not parse removes
+// none.
+func SecretStores(home, project string) []string {
+	pol, err := policy.LoadSettings(home, project)
+	if err != nil || pol.Err() != nil {
+		pol, _ = policy.LoadSettings("", "")
+	}
+	return pol.SecretStores(home)
 }
 
 // TempDir is the temporary folder the sandbox keeps its private folders

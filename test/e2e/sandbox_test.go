@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,6 +51,48 @@ func TestSandboxedBashInPi(t *testing.T) {
 	// is not readable from inside, the init being not dumpable).
 	if !strings.Contains(trs[2].Text, "piagent-sandbox __piagent-sandbox-init") {
 		t.Errorf("the command did not run under piagent-sandbox: %+v", trs[2])
+	}
+	requireNoStarts(t, w)
+}
+
+// The model's bash call reads none of the person's secret stores, by a
+// path no command reader sees (python joins it), while git's readable
+// configuration beside them stays readable; the same script unconfined
+// reads them (the control).
+func TestSecretStoresHiddenFromBashInPi(t *testing.T) {
+	t.Parallel()
+	w, bins := guardWorld(t)
+	w.Write(w.HomeFile(".bash_history"), "echo HIST-MARKER-41\n")
+	w.Write(w.HomeFile(".kube/config"), "# KUBE-MARKER-42\n")
+	w.Write(w.HomeFile(".config/git/credentials"), "# GITCRED-MARKER-43\n")
+	w.Write(w.HomeFile(".config/git/ignore"), "# READABLE-MARKER-44\n")
+	script := `python3 -c "
+import os
+h=os.environ['HOME']
+for p in ['.bash_'+'history','.ku'+'be/config','.config/git/cred'+'entials','.config/git/ignore']:
+    try: print(open(os.path.join(h,p)).read())
+    except Exception as e: print('refused', type(e).__name__)
+"`
+	control := exec.Command("/bin/bash", "-c", script)
+	control.Env = append(os.Environ(), "HOME="+w.Home)
+	if out, err := control.CombinedOutput(); err != nil || !strings.Contains(string(out), "HIST-MARKER-41") || !strings.Contains(string(out), "KUBE-MARKER-42") || !strings.Contains(string(out), "GITCRED-MARKER-43") {
+		t.Fatalf("control: unconfined, the script reads the stores (%v):\n%s", err, out)
+	}
+	w.StartLLM(Call("bash", map[string]any{"command": script}))
+	path := deps.nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
+	r := w.RunPi(guarded(bins, PiOptions{Prompt: "Do it", Env: map[string]string{"PATH": path}}))
+	requireExit0(t, r)
+	trs := r.ToolResults()
+	if len(trs) != 1 {
+		t.Fatalf("tool results: %+v\n%s", trs, r.Describe())
+	}
+	for _, m := range []string{"HIST-MARKER-41", "KUBE-MARKER-42", "GITCRED-MARKER-43"} {
+		if strings.Contains(trs[0].Text, m) {
+			t.Errorf("the agent's command read %s: %s", m, trs[0].Text)
+		}
+	}
+	if !strings.Contains(trs[0].Text, "READABLE-MARKER-44") {
+		t.Errorf("git's readable ignore file was hidden too, or the command did not run: %+v", trs[0])
 	}
 	requireNoStarts(t, w)
 }
