@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/piagent/piagent/internal/paths"
+	"github.com/piagent/piagent/internal/registry"
 	"github.com/piagent/piagent/internal/safefile"
 )
 
@@ -46,11 +47,17 @@ const (
 // the baseline covers: the project's Pi folder (configDir, ".pi" unless Pi
 // is rebranded) and, when the project has a .git folder, what the next git
 // command reads that the sandbox cannot always keep read-only (it may not
-// exist yet, or there is no mount namespace).
-func Roots(project, configDir string) []string {
+// exist yet, or there is no mount namespace), the hooks folder
+// core.hooksPath names inside the project among them (husky's .husky).
+func Roots(home, project, configDir string) []string {
 	roots := []string{filepath.ToSlash(configDir)}
 	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
 		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
+		for _, e := range registry.HookPaths(home, project) {
+			if rel, err := filepath.Rel(project, e.Path); err == nil && e.Path != project && paths.Within(project, e.Path) {
+				roots = append(roots, filepath.ToSlash(rel))
+			}
+		}
 	}
 	return roots
 }

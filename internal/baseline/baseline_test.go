@@ -51,7 +51,7 @@ func read(t *testing.T, p string) string {
 
 func snapshot(t *testing.T, proj string) *Snapshot {
 	t.Helper()
-	s, err := Take(proj, Roots(proj, ".pi"))
+	s, err := Take(proj, Roots("", proj, ".pi"))
 	if err != nil {
 		t.Fatal(err)
 	}

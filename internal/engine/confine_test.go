@@ -203,7 +203,7 @@ func TestIntegrityLauncherBaseline(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := baseline.Take(proj, baseline.Roots(proj, ".pi"))
+	s, err := baseline.Take(proj, baseline.Roots("", proj, ".pi"))
 	if err != nil {
 		t.Fatal(err)
 	}

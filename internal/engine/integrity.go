@@ -62,7 +62,7 @@ var compares atomic.Int64
 
 func newIntegrity(home, project, configDir, launched string) *integrity {
 	in := &integrity{home: home}
-	roots := baseline.Roots(project, configDir)
+	roots := baseline.Roots(home, project, configDir)
 	if launched != "" {
 		s, err := baseline.Load(home, launched)
 		switch {

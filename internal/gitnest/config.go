@@ -142,3 +142,54 @@ func header(h string) (section, sub string, hasSub bool) {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// HooksPaths are the values of core.hooksPath in a git config file's text,
+// as git reads them (quotes and escapes removed, a comment cut), in order:
+// git runs the last one's hooks instead of those in the git folder.
+func HooksPaths(text []byte) []string {
+	var out []string
+	for _, s := range settings(text) {
+		if s.pattern == "core.hookspath" {
+			if v := configValue(s.value); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// configValue is a setting's raw text after its "=" as git reads it: a
+// '#' or ';' outside quotes starts a comment, quotes are removed, \n \t \b
+// \\ and \" are what they name, and blanks at the end outside quotes go.
+func configValue(raw string) string {
+	var b strings.Builder
+	quoted, keep := false, 0
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			quoted = !quoted
+			keep = b.Len()
+		case c == '\\' && i+1 < len(raw):
+			i++
+			switch raw[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			default:
+				b.WriteByte(raw[i])
+			}
+			keep = b.Len()
+		case (c == '#' || c == ';') && !quoted:
+			return b.String()[:keep]
+		case (c == ' ' || c == '\t') && !quoted:
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+			keep = b.Len()
+		}
+	}
+	return b.String()[:keep]
+}

@@ -70,7 +70,7 @@ func (o *Ops) TakeBaseline(dir, configDir string) (*Snapshot, string, error) {
 				"then, if the change was yours (an edit made outside Pi): piagent quarantine accept "+q.ID,
 				"if it was not: piagent quarantine discard "+q.ID)...)
 	}
-	s, err := baseline.Take(dir, baseline.Roots(dir, configDir))
+	s, err := baseline.Take(dir, baseline.Roots(home, dir, configDir))
 	if err != nil {
 		return nil, "", refused(fmt.Errorf("cannot record the project's git and Pi files before Pi starts: %w", err))
 	}

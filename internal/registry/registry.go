@@ -236,13 +236,15 @@ func List(in Input) []Entry {
 		add(filepath.Join(p, ".mcp.json"), false, MCP, "the project's MCP configuration")
 		add(filepath.Join(p, cfg), true, Pi, "the project's Pi folder: mcp.json, settings.json, extensions, packages Pi and the adapter load")
 		watch(add(ProjectPolicy(p), false, Piagent, "the project's tool policy"))
-		for _, g := range gitDirs(p) {
+		gds := gitDirs(p)
+		for _, g := range gds {
 			add(filepath.Join(g, "hooks"), true, Git, "git hooks: code git runs for the person")
 			add(filepath.Join(g, "config"), false, Git, "git config: aliases, hooks path and programs git runs")
 			add(filepath.Join(g, "commondir"), false, Git, "git's common folder: where its config and hooks are read from")
 			add(filepath.Join(g, "info"), true, Git, "git's info folder: attributes, excludes and sparse patterns")
 			add(filepath.Join(g, "worktrees"), true, Git, "git's linked work trees: each with a gitdir and a config of its own")
 		}
+		out = append(out, hookEntries(home, p, gds)...)
 	}
 	for _, c := range in.Consulted {
 		add(c, false, MCP, "a file a configuration reader consults")
@@ -291,6 +293,79 @@ func gitDirs(project string) []string {
 			} else {
 				queue = append(queue, sub) // a submodule named a/b
 			}
+		}
+	}
+	return out
+}
+
+// hooksFolders are the folders core.hooksPath names in the project's git
+// configs and the person's own (~/.gitconfig, ~/.config/git/config), where
+// git runs hooks from instead of the git folder's: a repository set up by
+// husky has the project's .husky there, written like any source file. A
+// relative one is taken from the project (git runs hooks from the top of
+// the work tree), a ~/ one from home. Every value is listed, not only the
+// one git would use: a folder protected too many is the safe side.
+func hooksFolders(home, project string, gitDirs []string) []string {
+	var files []string
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	for _, g := range gitDirs {
+		files = append(files, filepath.Join(g, "config"))
+	}
+	var out []string
+	for _, f := range files {
+		b, err := safefile.Read(f, safefile.Options{Max: 1 << 20})
+		if err != nil {
+			continue
+		}
+		for _, v := range gitnest.HooksPaths(b) {
+			switch {
+			case v == "~" || strings.HasPrefix(v, "~/"):
+				if home != "" {
+					out = append(out, filepath.Join(home, v[1:]))
+				}
+			case strings.HasPrefix(v, "~"):
+				// another user's home: outside every writable folder
+			default:
+				out = append(out, absFrom(project, v))
+			}
+		}
+	}
+	return out
+}
+
+// gitHooks are the names of the hooks git runs (githooks(5)).
+var gitHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push",
+	"pre-receive", "update", "proc-receive", "post-receive", "post-update", "reference-transaction",
+	"push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate", "fsmonitor-watchman",
+	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change"}
+
+// HookPaths are the registry's entries for the hooks folders core.hooksPath
+// names for project (hookEntries): the launcher's baseline watches those
+// inside the project.
+func HookPaths(home, project string) []Entry { return hookEntries(home, project, gitDirs(project)) }
+
+// hookEntries registers each folder hooksFolders finds: the folder itself;
+// with husky's layout (core.hooksPath = .husky/_, whose generated hooks run
+// the scripts in .husky) its parent too; and, for a folder that is the
+// project or holds it (hooksPath = .), only the hooks by name, so the
+// project stays the agent's to write.
+func hookEntries(home, project string, gitDirs []string) []Entry {
+	const what = "git's hooks folder, named by core.hooksPath: code git runs for the person"
+	var out []Entry
+	for _, h := range hooksFolders(home, project, gitDirs) {
+		switch {
+		case paths.Within(h, project):
+			for _, n := range gitHooks {
+				out = append(out, Entry{Path: filepath.Join(h, n), Owner: Git, What: "a hook by name in " + what})
+			}
+		case filepath.Base(h) == "_" && !paths.Within(filepath.Dir(h), project):
+			out = append(out, Entry{Path: h, Dir: true, Owner: Git, What: what},
+				Entry{Path: filepath.Dir(h), Dir: true, Owner: Git, What: "husky's scripts, which the hooks in its _ folder run"})
+		default:
+			out = append(out, Entry{Path: h, Dir: true, Owner: Git, What: what})
 		}
 	}
 	return out

