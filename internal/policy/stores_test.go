@@ -20,7 +20,7 @@ func TestSecretStores(t *testing.T) {
 	}{{
 		name:  "base",
 		files: []string{".config/git/config", ".config/git/credentials", ".config/git/hooks/pre-commit", ".config/fish/fish_variables", ".config/fish/config.fish", ".config/fish/functions/f.fish"},
-		in: []string{".ssh", ".aws/credentials", ".git-credentials", ".kube", ".docker/config.json", ".config/gh", ".npmrc", ".netrc",
+		in: []string{".ssh", ".aws/credentials", ".aws/login/cache", ".git-credentials", ".kube", ".docker/config.json", ".config/gh", ".npmrc", ".netrc",
 			".gnupg", ".bash_history", ".claude/.credentials.json", ".mozilla", "/etc/shadow",
 			".config/git/credentials", ".config/fish/fish_variables"},
 		out: []string{".bashrc", ".gitconfig", ".aws/config", ".aws", ".config/git", ".config/git/config", ".config/git/hooks",
