@@ -53,6 +53,14 @@ type Profile struct {
 	// Denied are secret files and folders outside the writable folders that
 	// the command may not read (the registry's secret entries).
 	Denied []string `json:"denied"`
+	// Absent are the secret stores outside the writable folders that do
+	// not exist yet. Mounts hide a name only while the file behind it
+	// stays: Landlock keeps every folder on the way to a Denied or Absent
+	// path listable alone, and reads only beneath the entries it held when
+	// the command started, so a store a person's tool creates, or renames
+	// over, while the command runs (bash's history at a shell's exit, gh's
+	// hosts.yml at a login) stays unreadable too.
+	Absent []string `json:"absent,omitempty"`
 	// Env are KEY=VALUE pairs set for the command: TMPDIR and the private
 	// package caches.
 	Env []string `json:"env"`
@@ -178,6 +186,7 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 		p.Hidden = slices.DeleteFunc(p.Hidden, keep)
 		p.HiddenDirs = slices.DeleteFunc(p.HiddenDirs, keep)
 		p.Denied = slices.DeleteFunc(p.Denied, keep)
+		p.Absent = slices.DeleteFunc(p.Absent, keep)
 	}
 	return p
 }
@@ -215,7 +224,12 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 			return
 		}
 		if _, err := os.Lstat(path); err != nil {
-			return // most stores are absent: one stat each
+			// most stores are absent: one stat each; what appears there
+			// later stays unreadable (Absent)
+			if !slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(path, w) || paths.Within(w, path) }) {
+				p.Absent = append(p.Absent, path)
+			}
+			return
 		}
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			path = r
@@ -290,6 +304,7 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 	p.HiddenDirs = compact(p.HiddenDirs)
 	p.Unprotected = compact(p.Unprotected)
 	p.Denied = compact(p.Denied)
+	p.Absent = compact(p.Absent)
 	return p
 }
 

@@ -1,0 +1,47 @@
+package sandbox_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAgentSecretStoresRewritten: a store that a person's tool rewrites
+// (a temporary file renamed over it: bash's history at a shell's exit, gh's
+// and kubectl's configuration) or creates while a confined command runs is
+// not read by that command.
+func TestAgentSecretStoresRewritten(t *testing.T) {
+	needNamespaces(t)
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".git-credentials"), "https://u:OLD@example.com\n")
+	write(t, filepath.Join(w.home, ".aws", "config"), "[default]\nregion=x\n")
+	write(t, filepath.Join(w.home, ".gitconfig"), "[alias]\n\tst = READABLE-GITCONFIG\n")
+	goFile := filepath.Join(w.proj, "go")
+	cmd := exec.Command(leanBin, "exec", "--keep-env", testVars, "--", "/bin/bash", "-c",
+		`for i in $(seq 300); do [ -e go ] && break; sleep 0.05; done; cat ~/.git-credentials ~/.aws/credentials ~/.bash_history ~/.kube/config ~/.config/gh/hosts.yml; cat ~/.gitconfig; echo done`)
+	cmd.Dir, cmd.Env = w.proj, w.env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	must(t, cmd.Start())
+	time.Sleep(2 * time.Second) // the sandbox is up
+	tmp := filepath.Join(w.home, ".git-credentials.tmp")
+	write(t, tmp, "https://u:RENAMED-SECRET@example.com\n")
+	must(t, os.Rename(tmp, filepath.Join(w.home, ".git-credentials")))
+	write(t, filepath.Join(w.home, ".aws", "credentials"), "[default]\naws_secret_access_key=NEW-AWS-SECRET\n")
+	write(t, filepath.Join(w.home, ".bash_history"), "export TOKEN=NEW-HIST-SECRET\n")
+	write(t, filepath.Join(w.home, ".kube", "config"), "users:\n- user: {token: NEW-KUBE-SECRET}\n")
+	write(t, filepath.Join(w.home, ".config", "gh", "hosts.yml"), "github.com:\n  oauth_token: NEW-GH-SECRET\n")
+	write(t, goFile, "")
+	err := cmd.Wait()
+	if !strings.Contains(out.String(), "done") || !strings.Contains(out.String(), "READABLE-GITCONFIG") {
+		t.Fatalf("err %v, output %q", err, out.String())
+	}
+	for _, s := range []string{"RENAMED-SECRET", "NEW-AWS-SECRET", "NEW-HIST-SECRET", "NEW-KUBE-SECRET", "NEW-GH-SECRET"} {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("the agent's command read %s:\n%s", s, out.String())
+		}
+	}
+}
