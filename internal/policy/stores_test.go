@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // TestSecretStores: the stores a sandbox hides are the home's and the
@@ -108,4 +110,30 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestPartlyReadable: the folders the policy opens in part are named
+// whether or not they hold an unreadable file yet, for the sandbox to
+// keep a file that appears in them later unread.
+func TestPartlyReadable(t *testing.T) {
+	home := t.TempDir()
+	for _, f := range []string{".config/git/config", ".config/fish/config.fish"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := LoadSettings(home, t.TempDir())
+	got := p.PartlyReadable(home)
+	for _, want := range []string{".config/git", ".config/fish"} {
+		if !slices.Contains(got, filepath.Join(home, want)) {
+			t.Errorf("PartlyReadable %v: no %s", got, want)
+		}
+	}
+	if slices.Contains(got, filepath.Join(home, ".ssh")) || slices.ContainsFunc(p.SecretStores(home), func(s string) bool { return paths.Within(filepath.Join(home, ".config", "git"), s) }) {
+		t.Errorf("PartlyReadable %v, stores %v", got, p.SecretStores(home))
+	}
 }

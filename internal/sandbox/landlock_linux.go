@@ -192,8 +192,11 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 // file, not to a name: a file that appears in one of those folders while
 // the command runs (a store a person's tool creates, or renames over the
 // one hidden by a mount) has no rule, and stays unreadable.
-func readRules(denied []string) []llRule {
-	if len(denied) == 0 {
+//
+// Each listed folder (one the policy opens in part, ~/.config/git) is read
+// the same way: a file that appears in it later is not one it opened.
+func readRules(denied, listed []string) []llRule {
+	if len(denied) == 0 && len(listed) == 0 {
 		return []llRule{{path: "/", access: llRead}}
 	}
 	for i, d := range denied {
@@ -203,8 +206,8 @@ func readRules(denied []string) []llRule {
 		return slices.ContainsFunc(denied, func(d string) bool { return paths.Within(d, x) })
 	}
 	var chain []string
-	for _, d := range denied {
-		for a := filepath.Dir(d); ; a = filepath.Dir(a) {
+	walk := func(from string) {
+		for a := from; ; a = filepath.Dir(a) {
 			if !slices.Contains(chain, a) && !isDenied(a) {
 				chain = append(chain, a)
 			}
@@ -212,6 +215,12 @@ func readRules(denied []string) []llRule {
 				break
 			}
 		}
+	}
+	for _, d := range denied {
+		walk(filepath.Dir(d))
+	}
+	for _, l := range listed {
+		walk(resolveExisting(l))
 	}
 	slices.Sort(chain)
 	rules := []llRule{{path: "/", access: unix.LANDLOCK_ACCESS_FS_READ_DIR}}
@@ -253,7 +262,7 @@ func resolveExisting(p string) string {
 // without one, the person's terminals stay out of its reach.
 func rulesOf(p Profile, pts bool) []llRule {
 	rw := uint64(1<<16-1) &^ (llDevices | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV)
-	rules := readRules(append(append([]string{}, p.Denied...), p.Absent...))
+	rules := readRules(append(append([]string{}, p.Denied...), p.Absent...), p.Listed)
 	for _, d := range existing(p.Writable) {
 		rules = append(rules, llRule{path: d, access: rw})
 	}

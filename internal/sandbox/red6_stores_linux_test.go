@@ -19,9 +19,12 @@ func TestAgentSecretStoresRewritten(t *testing.T) {
 	write(t, filepath.Join(w.home, ".git-credentials"), "https://u:OLD@example.com\n")
 	write(t, filepath.Join(w.home, ".aws", "config"), "[default]\nregion=x\n")
 	write(t, filepath.Join(w.home, ".gitconfig"), "[alias]\n\tst = READABLE-GITCONFIG\n")
+	// folders the policy opens in part, with no unreadable file yet
+	write(t, filepath.Join(w.home, ".config", "git", "config"), "[user]\n\tname = READABLE-GIT-CONFIG\n")
+	write(t, filepath.Join(w.home, ".config", "fish", "config.fish"), "# READABLE-FISH-CONFIG\n")
 	goFile := filepath.Join(w.proj, "go")
 	cmd := exec.Command(leanBin, "exec", "--keep-env", testVars, "--", "/bin/bash", "-c",
-		`for i in $(seq 300); do [ -e go ] && break; sleep 0.05; done; cat ~/.git-credentials ~/.aws/credentials ~/.bash_history ~/.kube/config ~/.config/gh/hosts.yml; cat ~/.gitconfig; echo done`)
+		`for i in $(seq 300); do [ -e go ] && break; sleep 0.05; done; cat ~/.git-credentials ~/.aws/credentials ~/.bash_history ~/.kube/config ~/.config/gh/hosts.yml ~/.config/git/credentials ~/.config/fish/fish_variables; cat ~/.gitconfig ~/.config/git/config ~/.config/fish/config.fish; echo done`)
 	cmd.Dir, cmd.Env = w.proj, w.env
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -34,12 +37,14 @@ func TestAgentSecretStoresRewritten(t *testing.T) {
 	write(t, filepath.Join(w.home, ".bash_history"), "export TOKEN=NEW-HIST-SECRET\n")
 	write(t, filepath.Join(w.home, ".kube", "config"), "users:\n- user: {token: NEW-KUBE-SECRET}\n")
 	write(t, filepath.Join(w.home, ".config", "gh", "hosts.yml"), "github.com:\n  oauth_token: NEW-GH-SECRET\n")
+	write(t, filepath.Join(w.home, ".config", "git", "credentials"), "https://u:NEW-GIT-SECRET@example.com\n")
+	write(t, filepath.Join(w.home, ".config", "fish", "fish_variables"), "SETUVAR OPENAI_API_KEY:NEW-FISH-SECRET\n")
 	write(t, goFile, "")
 	err := cmd.Wait()
-	if !strings.Contains(out.String(), "done") || !strings.Contains(out.String(), "READABLE-GITCONFIG") {
+	if !strings.Contains(out.String(), "done") || !containsAll(out.String(), []string{"READABLE-GITCONFIG", "READABLE-GIT-CONFIG", "READABLE-FISH-CONFIG"}) {
 		t.Fatalf("err %v, output %q", err, out.String())
 	}
-	for _, s := range []string{"RENAMED-SECRET", "NEW-AWS-SECRET", "NEW-HIST-SECRET", "NEW-KUBE-SECRET", "NEW-GH-SECRET"} {
+	for _, s := range []string{"RENAMED-SECRET", "NEW-AWS-SECRET", "NEW-HIST-SECRET", "NEW-KUBE-SECRET", "NEW-GH-SECRET", "NEW-GIT-SECRET", "NEW-FISH-SECRET"} {
 		if strings.Contains(out.String(), s) {
 			t.Errorf("the agent's command read %s:\n%s", s, out.String())
 		}
