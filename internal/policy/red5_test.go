@@ -82,6 +82,9 @@ func TestRed5SecretStoresMissed(t *testing.T) {
 		"~/.local/share/keyrings/login.keyring",
 		"~/.mozilla/firefox/x1.default/logins.json", "~/.config/google-chrome/Default/Cookies",
 		"~/.config/chromium/Default/Login Data",
+		"~/.config/BraveSoftware/Brave-Browser/Default/Login Data", "~/.config/microsoft-edge/Default/Cookies",
+		"~/.config/vivaldi/Default/Login Data", "~/.config/opera/Login Data",
+		"~/.thunderbird/x1.default/logins.json", "~/.config/containers/auth.json",
 		"~/.local/share/fish/fish_history", "~/.psql_history", "~/.mysql_history", "~/.rediscli_history",
 		"~/.python_history", "~/.node_repl_history",
 	} {

@@ -54,11 +54,25 @@ func (s *stores) apply(f *File, proj bool) {
 // pattern with a wildcard before a final "/**" (/proc/*/environ) names no
 // path a sandbox could hide; the guard alone holds it.
 func (p *Policy) SecretStores(home string) []string {
+	out, _ := p.secretStores(home)
+	return out
+}
+
+// PartlyReadable are the folders of SecretStores's partly readable kind
+// (~/.config/git, ~/.config/fish) as paths: a sandbox keeps readable only
+// what they hold at a command's start, for a file that appears there later
+// (a first credentials, fish_variables) is one no readable pattern may
+// name.
+func (p *Policy) PartlyReadable(home string) []string {
+	_, partial := p.secretStores(home)
+	return partial
+}
+
+func (p *Policy) secretStores(home string) (out, partial []string) {
 	s := stores{protected: patterns(p.protected), readable: patterns(p.allowRead)}
 	if p.stores != nil {
 		s = *p.stores
 	}
-	var out []string
 	add := func(path string) {
 		if !slices.Contains(out, path) {
 			out = append(out, path)
@@ -89,6 +103,7 @@ func (p *Policy) SecretStores(home string) []string {
 		case !dir || slices.Contains(within, prefix+"/**"):
 			// a file made readable, or all of the folder
 		default:
+			partial = append(partial, path)
 			for _, c := range unreadableChildren(path, home, within) {
 				add(c)
 			}
@@ -97,7 +112,7 @@ func (p *Policy) SecretStores(home string) []string {
 	// A store within another (~/.kube/config in ~/.kube) is hidden with it.
 	return slices.DeleteFunc(out, func(x string) bool {
 		return slices.ContainsFunc(out, func(d string) bool { return d != x && paths.Within(d, x) })
-	})
+	}), partial
 }
 
 // literal is the path pattern pat names without a wildcard, and whether it

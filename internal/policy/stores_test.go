@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/piagent/piagent/internal/paths"
 )
 
 // TestSecretStores: the stores a sandbox hides are the home's and the
@@ -22,7 +24,8 @@ func TestSecretStores(t *testing.T) {
 		files: []string{".config/git/config", ".config/git/credentials", ".config/git/hooks/pre-commit", ".config/fish/fish_variables", ".config/fish/config.fish", ".config/fish/functions/f.fish"},
 		in: []string{".ssh", ".aws/credentials", ".aws/login/cache", ".git-credentials", ".kube", ".docker/config.json", ".config/gh", ".npmrc", ".netrc",
 			".gnupg", ".bash_history", ".claude/.credentials.json", ".mozilla", "/etc/shadow",
-			".config/git/credentials", ".config/fish/fish_variables"},
+			".config/git/credentials", ".config/fish/fish_variables",
+			".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera", ".thunderbird", ".config/containers/auth.json"},
 		out: []string{".bashrc", ".gitconfig", ".aws/config", ".aws", ".config/git", ".config/git/config", ".config/git/hooks",
 			".config/fish", ".config/fish/config.fish", ".config/fish/functions", ".kube/config", ".config/gh/hosts.yml",
 			".local/bin", ".cargo/config.toml"},
@@ -108,4 +111,30 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestPartlyReadable: the folders the policy opens in part are named
+// whether or not they hold an unreadable file yet, for the sandbox to
+// keep a file that appears in them later unread.
+func TestPartlyReadable(t *testing.T) {
+	home := t.TempDir()
+	for _, f := range []string{".config/git/config", ".config/fish/config.fish"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := LoadSettings(home, t.TempDir())
+	got := p.PartlyReadable(home)
+	for _, want := range []string{".config/git", ".config/fish"} {
+		if !slices.Contains(got, filepath.Join(home, want)) {
+			t.Errorf("PartlyReadable %v: no %s", got, want)
+		}
+	}
+	if slices.Contains(got, filepath.Join(home, ".ssh")) || slices.ContainsFunc(p.SecretStores(home), func(s string) bool { return paths.Within(filepath.Join(home, ".config", "git"), s) }) {
+		t.Errorf("PartlyReadable %v, stores %v", got, p.SecretStores(home))
+	}
 }

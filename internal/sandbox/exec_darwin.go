@@ -53,7 +53,7 @@ func realPaths(p Profile) Profile {
 		}
 		return out
 	}
-	p.Writable, p.Hidden, p.HiddenDirs, p.Denied = r(p.Writable), r(p.Hidden), r(p.HiddenDirs), r(p.Denied)
+	p.Writable, p.Hidden, p.HiddenDirs, p.Denied, p.Absent = r(p.Writable), r(p.Hidden), r(p.HiddenDirs), r(p.Denied), r(p.Absent)
 	for i := range p.Protected {
 		p.Protected[i].Path = realPath(p.Protected[i].Path)
 	}

@@ -5,8 +5,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"unsafe"
 
+	"github.com/piagent/piagent/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,6 +91,9 @@ type llRule struct {
 	path   string
 	access uint64
 	file   bool
+	// optional: a path that is gone by the time the rule is made (an
+	// entry of a folder listed for readRules) is passed over
+	optional bool
 }
 
 // openNoFollow opens path as an O_PATH descriptor without following a
@@ -150,6 +158,9 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 			extra = 0
 		}
 		fd, err := openNoFollow(r.path, extra)
+		if err != nil && r.optional {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -175,14 +186,83 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 	return landlockRestrictSelf(rs)
 }
 
-// rulesOf lists the Landlock rules of p: / readable, the writable folders
+// readRules grant reading all but the secret paths denied: / and each
+// folder on the way to a denied path may be listed, and each other entry
+// of those folders read, with all beneath it. Landlock keys a rule to a
+// file, not to a name: a file that appears in one of those folders while
+// the command runs (a store a person's tool creates, or renames over the
+// one hidden by a mount) has no rule, and stays unreadable.
+//
+// Each listed folder (one the policy opens in part, ~/.config/git) is read
+// the same way: a file that appears in it later is not one it opened.
+func readRules(denied, listed []string) []llRule {
+	if len(denied) == 0 && len(listed) == 0 {
+		return []llRule{{path: "/", access: llRead}}
+	}
+	for i, d := range denied {
+		denied[i] = resolveExisting(d)
+	}
+	isDenied := func(x string) bool {
+		return slices.ContainsFunc(denied, func(d string) bool { return paths.Within(d, x) })
+	}
+	var chain []string
+	walk := func(from string) {
+		for a := from; ; a = filepath.Dir(a) {
+			if !slices.Contains(chain, a) && !isDenied(a) {
+				chain = append(chain, a)
+			}
+			if a == filepath.Dir(a) {
+				break
+			}
+		}
+	}
+	for _, d := range denied {
+		walk(filepath.Dir(d))
+	}
+	for _, l := range listed {
+		walk(resolveExisting(l))
+	}
+	slices.Sort(chain)
+	rules := []llRule{{path: "/", access: unix.LANDLOCK_ACCESS_FS_READ_DIR}}
+	for _, dir := range chain {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // nothing there to read, now or later
+		}
+		for _, e := range entries {
+			c := filepath.Join(dir, e.Name())
+			if e.Type()&fs.ModeSymlink != 0 || slices.Contains(chain, c) || isDenied(c) {
+				continue // a link's target has a rule where it lies
+			}
+			rules = append(rules, llRule{path: c, access: llRead, file: !e.IsDir(), optional: true})
+		}
+	}
+	return rules
+}
+
+// resolveExisting is p with the links of its longest existing prefix
+// resolved: the path the kernel reaches.
+func resolveExisting(p string) string {
+	rest := ""
+	for d := p; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if d == filepath.Dir(d) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
+}
+
+// rulesOf lists the Landlock rules of p: / readable but the secret paths, the writable folders
 // and private folders writable (no devices: mknod of a block or character
 // device is refused by seccomp as well), and the harmless devices. pts is
 // set where the command has a private pseudo-terminal instance of its own:
 // without one, the person's terminals stay out of its reach.
 func rulesOf(p Profile, pts bool) []llRule {
 	rw := uint64(1<<16-1) &^ (llDevices | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV)
-	rules := []llRule{{path: "/", access: llRead}}
+	rules := readRules(append(append([]string{}, p.Denied...), p.Absent...), p.Listed)
 	for _, d := range existing(p.Writable) {
 		rules = append(rules, llRule{path: d, access: rw})
 	}

@@ -53,6 +53,18 @@ type Profile struct {
 	// Denied are secret files and folders outside the writable folders that
 	// the command may not read (the registry's secret entries).
 	Denied []string `json:"denied"`
+	// Absent are the secret stores outside the writable folders that do
+	// not exist yet. Mounts hide a name only while the file behind it
+	// stays: Landlock keeps every folder on the way to a Denied or Absent
+	// path listable alone, and reads only beneath the entries it held when
+	// the command started, so a store a person's tool creates, or renames
+	// over, while the command runs (bash's history at a shell's exit, gh's
+	// hosts.yml at a login) stays unreadable too.
+	Absent []string `json:"absent,omitempty"`
+	// Listed are partly readable folders outside the writable ones
+	// (~/.config/git): Landlock reads only beneath the entries they held
+	// at the start, as the folders on the way to a Denied path.
+	Listed []string `json:"listed,omitempty"`
 	// Env are KEY=VALUE pairs set for the command: TMPDIR and the private
 	// package caches.
 	Env []string `json:"env"`
@@ -113,6 +125,9 @@ type Input struct {
 	// home's credential files and folders the policy keeps from every
 	// tool), hidden from the agent's commands and from servers alike.
 	Secrets []string
+	// PartlyReadable are the folders of which the policy opens some files
+	// alone (policy.PartlyReadable): what appears in them later is not.
+	PartlyReadable []string
 }
 
 // hiddenNames are the protected files inside the project that a confined
@@ -140,7 +155,7 @@ func PrivateDir(tempDir, user, project string) string {
 // granted the agent's commands for reading in this project.
 func Agent(in Input, readGrants []string) Profile {
 	return derive(in, "agent", append([]string{in.Project, shmDir()}, in.Extra...),
-		PrivateDir(in.TempDir, in.User, in.Project), false, granted(in.Secrets, readGrants))
+		PrivateDir(in.TempDir, in.User, in.Project), false, granted(in.Secrets, readGrants), granted(in.PartlyReadable, readGrants))
 }
 
 // granted are the secret stores not within a folder granted for reading;
@@ -172,12 +187,14 @@ func Server(in Input, name string, readGrants, writeGrants []string) Profile {
 	// and a server's package cache is code the server runs. piagent's own
 	// folder is in the registry, so no agent command writes it.
 	private := serverPrivateDir(in, name)
-	p := derive(in, "server", append([]string{in.Project, shmDir()}, writeGrants...), private, true, in.Secrets)
+	p := derive(in, "server", append([]string{in.Project, shmDir()}, writeGrants...), private, true, in.Secrets, in.PartlyReadable)
 	for _, g := range readGrants {
 		keep := func(x string) bool { return paths.Within(filepath.Clean(g), x) }
 		p.Hidden = slices.DeleteFunc(p.Hidden, keep)
 		p.HiddenDirs = slices.DeleteFunc(p.HiddenDirs, keep)
 		p.Denied = slices.DeleteFunc(p.Denied, keep)
+		p.Absent = slices.DeleteFunc(p.Absent, keep)
+		p.Listed = slices.DeleteFunc(p.Listed, keep)
 	}
 	return p
 }
@@ -195,7 +212,7 @@ func ServerStateDir(in Input, name string) string { return serverPrivateDir(in, 
 // derive builds a profile: writable roots, the private folder, whether
 // piagent's own secret (the approval store) is hidden too, and further
 // secret paths to hide.
-func derive(in Input, name string, writable []string, private string, hideOwn bool, secrets []string) Profile {
+func derive(in Input, name string, writable []string, private string, hideOwn bool, secrets, partial []string) Profile {
 	p := Profile{Name: name, NoUnixSockets: true}
 	p.Writable = clean(writable)
 	p.Env = cacheEnv(private, in)
@@ -215,7 +232,12 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 			return
 		}
 		if _, err := os.Lstat(path); err != nil {
-			return // most stores are absent: one stat each
+			// most stores are absent: one stat each; what appears there
+			// later stays unreadable (Absent)
+			if !slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(path, w) || paths.Within(w, path) }) {
+				p.Absent = append(p.Absent, path)
+			}
+			return
 		}
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			path = r
@@ -234,6 +256,14 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 	}
 	for _, sp := range secrets {
 		hide(sp)
+	}
+	for _, d := range partial {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if !slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(d, w) || paths.Within(w, d) }) {
+			p.Listed = append(p.Listed, d)
+		}
 	}
 	for _, e := range in.Registry {
 		// Credentials (Pi's auth.json, the adapter's OAuth tokens) are
@@ -290,6 +320,8 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 	p.HiddenDirs = compact(p.HiddenDirs)
 	p.Unprotected = compact(p.Unprotected)
 	p.Denied = compact(p.Denied)
+	p.Absent = compact(p.Absent)
+	p.Listed = compact(p.Listed)
 	return p
 }
 

@@ -64,13 +64,17 @@ func Seatbelt(p Profile) string {
 	return b.String()
 }
 
-// deniedOnly are the Denied paths not already hidden.
+// deniedOnly are the Denied paths not already hidden, and the Absent
+// ones: a rule names a path, whatever appears there later.
 func deniedOnly(p Profile) []Path {
 	var out []Path
 	for _, d := range p.Denied {
 		if !slices.Contains(p.Hidden, d) && !slices.Contains(p.HiddenDirs, d) {
 			out = append(out, Path{Path: d})
 		}
+	}
+	for _, a := range p.Absent {
+		out = append(out, Path{Path: a, Dir: true})
 	}
 	return out
 }

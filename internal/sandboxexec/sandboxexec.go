@@ -319,8 +319,9 @@ func ProfileInput(env Env, project string) sandbox.Input {
 	tmp := TempDir(env)
 	reg := registry.List(registry.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
 		Consulted: ancestors, Binaries: Executables(), TempDir: tmp})
+	pol := storesPolicy(env.Home, project)
 	return sandbox.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		TempDir: tmp, Getenv: env.Getenv, Registry: reg, Secrets: SecretStores(env.Home, project)}
+		TempDir: tmp, Getenv: env.Getenv, Registry: reg, Secrets: pol.SecretStores(env.Home), PartlyReadable: pol.PartlyReadable(env.Home)}
 }
 
 // SecretStores are the secret stores the person's policy keeps from every
@@ -328,11 +329,15 @@ func ProfileInput(env Env, project string) sandbox.Input {
 // cannot be read, the base policy's: a file that does not parse removes
 // none.
 func SecretStores(home, project string) []string {
+	return storesPolicy(home, project).SecretStores(home)
+}
+
+func storesPolicy(home, project string) *policy.Policy {
 	pol, err := policy.LoadSettings(home, project)
 	if err != nil || pol.Err() != nil {
 		pol, _ = policy.LoadSettings("", "")
 	}
-	return pol.SecretStores(home)
+	return pol
 }
 
 // TempDir is the temporary folder the sandbox keeps its private folders
