@@ -79,7 +79,7 @@ func Lock(path string, o LockOptions) (release func(), err error) {
 		}
 		h := inspect(path)
 		if h.stale {
-			breakStale(path, h.ino)
+			breakStale(path, h)
 			continue
 		}
 		waited := time.Since(start)
@@ -177,10 +177,14 @@ func alive(pid int, start uint64) bool {
 	return now == 0 || start == 0 || now == start
 }
 
-// breakStale removes the stale lock file at path whose inode is ino, under
-// a second lock (path+".break") so that two processes breaking it at once
-// cannot remove a fresh lock taken in between.
-func breakStale(path string, ino uint64) {
+// breakStale removes the stale lock file at path that inspect found as h,
+// under a second lock (path+".break") so that two processes breaking it at
+// once cannot remove a fresh lock taken in between. Under that lock the
+// file is inspected again and removed only if it still is the same dead
+// holder's: its inode alone does not say so, for the file system gives a
+// freed inode number to the next file made, and a lock taken since (its
+// holder alive, or just made and not yet written) may have h's inode.
+func breakStale(path string, h holder) {
 	b := path + ".break"
 	f, err := os.OpenFile(b, os.O_WRONLY|os.O_CREATE|os.O_EXCL|nofollow, 0o600)
 	if err != nil {
@@ -194,7 +198,7 @@ func breakStale(path string, ino uint64) {
 	}
 	f.Close()
 	defer os.Remove(b)
-	if fi, err := os.Lstat(path); err == nil && safefile.FromInfo(fi).Ino == ino {
+	if now := inspect(path); now.stale && now.ino == h.ino && now.pid == h.pid && now.start == h.start {
 		os.Remove(path)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/piagent/piagent/internal/safefile"
 )
 
 // TestFlockedLockFileDoesNotStopUpdate (issue 40, item 4): the agent's
@@ -159,5 +161,53 @@ func TestLockChild(t *testing.T) {
 		if err := Update(p, func(old []byte) ([]byte, error) { return append(old, 'c'), nil }); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBreakStaleSparesReusedInode: a process that found the lock stale (its
+// holder gone) breaks it a moment later; meanwhile the holder's file was
+// removed and another process took the lock, and the file system gave the
+// new lock file the freed inode number. Judged by the inode alone, the
+// live lock was removed and two processes held it at once (an approval
+// lost in TestConcurrentProcesses, about once in 30 runs); the breaker now
+// removes only the same dead holder's file.
+func TestBreakStaleSparesReusedInode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.lock")
+	// a holder that is gone: a process that has ended
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("%d 1\n", dead.Process.Pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := inspect(path)
+	if !h.stale {
+		t.Fatalf("control: the gone holder's lock is not stale: %+v", h)
+	}
+	os.Remove(path)
+	release, err := tryLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ino = safefile.FromInfo(fi).Ino // the inode number reused
+	breakStale(path, h)
+	if _, err := os.Lstat(path); err != nil {
+		t.Fatalf("the live lock was broken: %v", err)
+	}
+	// control: the dead holder's own file is broken
+	release()
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("%d 1\n", dead.Process.Pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	breakStale(path, inspect(path))
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the dead holder's lock stayed: %v", err)
 	}
 }
