@@ -157,7 +157,8 @@ func (a *app) printSandbox(st ops.SandboxState, p ops.SandboxProfile) {
 	}
 	holds("registered files inside the project (.git/hooks, .git/config, .pi) read-only", st.MountNamespace, "watched and blocked after a change, not locked")
 	holds("every mount read-only but the writable folders: no chmod, chown or utimes of your files", st.HomeReadOnly, "Landlock refuses writes, not metadata changes")
-	holds("the project's secrets, Pi's auth.json and your secret stores (~/.ssh, ~/.aws/credentials, ~/.kube, …) hidden", st.SecretsHidden, "readable")
+	holds("your secret stores (~/.ssh, ~/.aws/credentials, ~/.kube, …) and Pi's auth.json unreadable, one created or replaced while a command runs too", st.StoresUnreadable, "readable")
+	holds("the project's secrets (.env, *.pem, *.key, …) hidden", st.SecretsHidden, "readable")
 	holds("/tmp and /var/tmp read-only, TMPDIR private", st.PrivateTmp, "")
 	holds("every capability of the command dropped, no_new_privs (the init above it, which keeps its own, is not dumpable: the command cannot ptrace it)", st.CapsDropped, "")
 	holds("Unix sockets (and datagram socket pairs), io_uring, set-ID modes, device nodes and terminal injection refused (seccomp)", st.Seccomp && p.NoUnixSockets, "")

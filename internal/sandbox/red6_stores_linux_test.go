@@ -60,3 +60,34 @@ func TestAgentSecretStoresRewritten(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretStoresUnderLandlockAlone: where no namespace can be made (an
+// ordinary user without user namespaces; here the fault build), no mount
+// hides a store, and Landlock's rules alone keep the stores and Pi's
+// auth.json unread, as sandbox status says; a file beside them is read
+// (the control).
+func TestSecretStoresUnderLandlockAlone(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	write(t, filepath.Join(w.home, ".git-credentials"), "https://u:LL-GIT-SECRET@example.com\n")
+	write(t, filepath.Join(w.home, ".config", "gh", "hosts.yml"), "github.com:\n  oauth_token: LL-GH-SECRET\n")
+	write(t, filepath.Join(w.home, ".gitconfig"), "[alias]\n\tst = LL-READABLE\n")
+	env := append(w.env, "PIAGENT_SANDBOX_FAULT=mount")
+	cmd := exec.Command(faultBin, "sandbox", "exec", "--", "/bin/bash", "-c",
+		`cat ~/.ssh/id_ed25519 ~/.git-credentials ~/.config/gh/hosts.yml ~/.pi/agent/auth.json; cat ~/.gitconfig; echo done`)
+	cmd.Dir, cmd.Env = w.proj, env
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "Landlock and seccomp alone") || !strings.Contains(string(out), "LL-READABLE") || !strings.Contains(string(out), "done") {
+		t.Fatalf("not run under Landlock alone, or the control unread:\n%s", out)
+	}
+	for _, s := range []string{"PRIVATE KEY", "LL-GIT-SECRET", "LL-GH-SECRET", "sk-ant"} {
+		if strings.Contains(string(out), s) {
+			t.Errorf("read %s under Landlock alone:\n%s", s, out)
+		}
+	}
+	st := exec.Command(faultBin, "sandbox", "status", "--json")
+	st.Dir, st.Env = w.proj, env
+	if o, err := st.Output(); err != nil || !strings.Contains(string(o), `"storesUnreadable": true`) {
+		t.Errorf("sandbox status: %v\n%s", err, o)
+	}
+}

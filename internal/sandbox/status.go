@@ -25,6 +25,11 @@ type Status struct {
 	PrivateTmp    bool `json:"privateTmp"`    // /tmp, /var/tmp read-only; TMPDIR private; /dev/shm its own
 	HomeReadOnly  bool `json:"homeReadOnly"`  // every mount read-only but the writable folders: no chmod, chown or utimes of the person's files
 	SecretsHidden bool `json:"secretsHidden"` // the project's secrets, Pi's auth.json and the person's secret stores read as empty
+	// StoresUnreadable: the person's secret stores and Pi's auth.json
+	// (outside the writable folders) cannot be read, one a person's tool
+	// creates or renames over while a command runs included: Landlock's
+	// rules (Seatbelt's by path), with or without namespaces.
+	StoresUnreadable bool `json:"storesUnreadable"`
 	CapsDropped   bool `json:"capsDropped"`   // bounding, permitted, effective, inheritable and ambient sets empty
 	// NoSurvivors is set when every process a command starts ends with it
 	// (its own PID namespace); otherwise a detached process can outlive
@@ -44,6 +49,7 @@ func (s *Status) fill() {
 	// ordinary user has none to drop).
 	s.PrivateTmp = s.Mechanism == "landlock"
 	s.CapsDropped = s.Mechanism == "landlock"
+	s.StoresUnreadable = s.Mechanism != ""
 }
 
 // MinNetABI is the first Landlock ABI with TCP rules.
