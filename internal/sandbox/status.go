@@ -30,7 +30,7 @@ type Status struct {
 	// creates or renames over while a command runs included: Landlock's
 	// rules (Seatbelt's by path), with or without namespaces.
 	StoresUnreadable bool `json:"storesUnreadable"`
-	CapsDropped   bool `json:"capsDropped"`   // bounding, permitted, effective, inheritable and ambient sets empty
+	CapsDropped      bool `json:"capsDropped"` // bounding, permitted, effective, inheritable and ambient sets empty
 	// NoSurvivors is set when every process a command starts ends with it
 	// (its own PID namespace); otherwise a detached process can outlive
 	// the call.
