@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/piagent/piagent/internal/paths"
 )
@@ -13,14 +12,11 @@ import (
 // policy built by Merge has them compiled in protected and allowRead.
 type stores struct{ protected, readable []string }
 
-// baseStores are the base policy's protectedPaths and allowReadPaths.
-var baseStores = sync.OnceValue(func() stores {
-	base, err := ParseFile("base-policy.json (embedded)", basePolicyJSON)
-	if err != nil {
-		panic("policy: embedded base policy: " + err.Error())
-	}
-	return stores{protected: base.ProtectedPaths, readable: base.AllowReadPaths}
-})
+// baseStores are the base policy's protectedPaths and allowReadPaths,
+// generated into stores_base.go (TestBaseStoresCurrent holds them to the
+// file): parsing the whole base file for them would cost every sandboxed
+// command half a millisecond.
+func baseStores() stores { return stores{protected: baseProtected, readable: baseReadable} }
 
 // applyStores lays a file's protected and readable paths over s as Merge
 // does: a repository adds protected paths, never readable ones, and

@@ -177,7 +177,10 @@ func confineThread(p Profile, abi int, pts, netns bool, connect []int, fault str
 	}
 	stepStop("caps")
 	stepStart()
-	if err := restrictLandlock(abi, rulesOf(p, pts), connect); err != nil {
+	rules := rulesOf(p, pts)
+	stepStop("rules")
+	stepStart()
+	if err := restrictLandlock(abi, rules, connect); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	stepStop("landlock")

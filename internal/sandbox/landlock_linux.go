@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"unsafe"
 
-	"github.com/piagent/piagent/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -94,6 +94,9 @@ type llRule struct {
 	// optional: a path that is gone by the time the rule is made (an
 	// entry of a folder listed for readRules) is passed over
 	optional bool
+	// parent, when set, is the folder path lies in, opened once for all
+	// its entries: each is then one component to resolve, not a path
+	parent string
 }
 
 // openNoFollow opens path as an O_PATH descriptor without following a
@@ -152,12 +155,24 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 		return fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
 	defer unix.Close(rs)
+	parents := map[string]int{}
+	defer func() {
+		for _, fd := range parents {
+			unix.Close(fd)
+		}
+	}()
 	for _, r := range rules {
 		extra := unix.O_DIRECTORY
 		if r.file {
 			extra = 0
 		}
-		fd, err := openNoFollow(r.path, extra)
+		var fd int
+		var err error
+		if r.parent != "" {
+			fd, err = openEntry(parents, r.parent, filepath.Base(r.path), extra)
+		} else {
+			fd, err = openNoFollow(r.path, extra)
+		}
 		if err != nil && r.optional {
 			continue
 		}
@@ -186,6 +201,28 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 	return landlockRestrictSelf(rs)
 }
 
+// openEntry opens name in folder parent as openNoFollow opens a path: the
+// folder once (kept in parents), the entry beneath it without following a
+// link.
+func openEntry(parents map[string]int, parent, name string, extra int) (int, error) {
+	pfd, ok := parents[parent]
+	if !ok {
+		var err error
+		if pfd, err = openNoFollow(parent, unix.O_DIRECTORY); err != nil {
+			return -1, err
+		}
+		parents[parent] = pfd
+	}
+	fd, err := unix.Openat2(pfd, name, &unix.OpenHow{
+		Flags:   uint64(unix.O_PATH | unix.O_CLOEXEC | extra),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return -1, &pathError{"open", filepath.Join(parent, name), err}
+	}
+	return fd, nil
+}
+
 // readRules grant reading all but the secret paths denied: / and each
 // folder on the way to a denied path may be listed, and each other entry
 // of those folders read, with all beneath it. Landlock keys a rule to a
@@ -195,64 +232,76 @@ func restrictLandlock(abi int, rules []llRule, connect []int) error {
 //
 // Each listed folder (one the policy opens in part, ~/.config/git) is read
 // the same way: a file that appears in it later is not one it opened.
-func readRules(denied, listed []string) []llRule {
-	if len(denied) == 0 && len(listed) == 0 {
+func readRules(denied, absent, listed []string) []llRule {
+	if len(denied) == 0 && len(absent) == 0 && len(listed) == 0 {
 		return []llRule{{path: "/", access: llRead}}
 	}
-	for i, d := range denied {
-		denied[i] = resolveExisting(d)
+	resolved := map[string]string{}
+	off := map[string]bool{} // the paths no rule may cover
+	var froms []string       // the folders whose way up is listed alone
+	for _, d := range denied {
+		d = resolveExisting(d, resolved)
+		off[d] = true
+		froms = append(froms, filepath.Dir(d))
 	}
-	isDenied := func(x string) bool {
-		return slices.ContainsFunc(denied, func(d string) bool { return paths.Within(d, x) })
+	// An absent store's own name needs no look: nothing is there to read
+	// now, and what appears later has no rule.
+	for _, d := range absent {
+		dir := resolveExisting(filepath.Dir(d), resolved)
+		off[filepath.Join(dir, filepath.Base(d))] = true
+		froms = append(froms, dir)
 	}
-	var chain []string
-	walk := func(from string) {
-		for a := from; ; a = filepath.Dir(a) {
-			if !slices.Contains(chain, a) && !isDenied(a) {
-				chain = append(chain, a)
+	for _, l := range listed {
+		froms = append(froms, resolveExisting(l, resolved))
+	}
+	// The folders on the way: never a path that is off (a store within a
+	// hidden one, ~/.kube/config in ~/.kube, leads through it).
+	chain := map[string]bool{}
+	for _, from := range froms {
+		for a := from; !chain[a]; a = filepath.Dir(a) {
+			if !off[a] {
+				chain[a] = true
 			}
 			if a == filepath.Dir(a) {
 				break
 			}
 		}
 	}
-	for _, d := range denied {
-		walk(filepath.Dir(d))
-	}
-	for _, l := range listed {
-		walk(resolveExisting(l))
-	}
-	slices.Sort(chain)
 	rules := []llRule{{path: "/", access: unix.LANDLOCK_ACCESS_FS_READ_DIR}}
-	for _, dir := range chain {
+	for _, dir := range slices.Sorted(maps.Keys(chain)) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // nothing there to read, now or later
 		}
 		for _, e := range entries {
 			c := filepath.Join(dir, e.Name())
-			if e.Type()&fs.ModeSymlink != 0 || slices.Contains(chain, c) || isDenied(c) {
+			if e.Type()&fs.ModeSymlink != 0 || chain[c] || off[c] {
 				continue // a link's target has a rule where it lies
 			}
-			rules = append(rules, llRule{path: c, access: llRead, file: !e.IsDir(), optional: true})
+			rules = append(rules, llRule{path: c, access: llRead, file: !e.IsDir(), optional: true, parent: dir})
 		}
 	}
 	return rules
 }
 
 // resolveExisting is p with the links of its longest existing prefix
-// resolved: the path the kernel reaches.
-func resolveExisting(p string) string {
-	rest := ""
-	for d := p; ; d = filepath.Dir(d) {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if d == filepath.Dir(d) {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(d), rest)
+// resolved: the path the kernel reaches. memo keeps each folder's answer
+// (the stores share a few: the home, ~/.config).
+func resolveExisting(p string, memo map[string]string) string {
+	if r, ok := memo[p]; ok {
+		return r
 	}
+	r := p
+	if d := filepath.Dir(p); d != p {
+		r = filepath.Join(resolveExisting(d, memo), filepath.Base(p))
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if e, err := filepath.EvalSymlinks(r); err == nil {
+				r = e
+			}
+		}
+	}
+	memo[p] = r
+	return r
 }
 
 // rulesOf lists the Landlock rules of p: / readable but the secret paths, the writable folders
@@ -262,7 +311,7 @@ func resolveExisting(p string) string {
 // without one, the person's terminals stay out of its reach.
 func rulesOf(p Profile, pts bool) []llRule {
 	rw := uint64(1<<16-1) &^ (llDevices | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV)
-	rules := readRules(append(append([]string{}, p.Denied...), p.Absent...), p.Listed)
+	rules := readRules(p.Denied, p.Absent, p.Listed)
 	for _, d := range existing(p.Writable) {
 		rules = append(rules, llRule{path: d, access: rw})
 	}

@@ -234,7 +234,7 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 		if _, err := os.Lstat(path); err != nil {
 			// most stores are absent: one stat each; what appears there
 			// later stays unreadable (Absent)
-			if !slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(path, w) || paths.Within(w, path) }) {
+			if paths.Within(in.Home, path) && !slices.ContainsFunc(p.Writable, func(w string) bool { return paths.Within(path, w) || paths.Within(w, path) }) {
 				p.Absent = append(p.Absent, path)
 			}
 			return
@@ -246,7 +246,14 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 			return
 		}
 		if fi, err := os.Stat(path); err == nil && !inAny(p.Writable, path) {
-			p.Denied = append(p.Denied, path)
+			// Landlock keeps the stores in the home (rules for each entry
+			// of each folder on the way: the home, ~/.config); one
+			// elsewhere (/etc/shadow, which root alone reads, and root has
+			// namespaces) is hidden by a mount alone, as is one this user
+			// cannot read anyway.
+			if paths.Within(in.Home, path) && !unreadable(path) {
+				p.Denied = append(p.Denied, path)
+			}
 			if fi.IsDir() {
 				p.HiddenDirs = append(p.HiddenDirs, path)
 			} else {
