@@ -74,12 +74,13 @@ func (o *Ops) Grant(opt GrantOptions) (Granted, error) {
 		if r, err := filepath.EvalSymlinks(project); err == nil {
 			project = r
 		}
-		got, err := grant.Add(o.Home, project, grant.Agent, grant.Grant{Read: abs(opt.Read), Net: net}, opt.Remove)
+		read := abs(opt.Read)
+		got, err := grant.Add(o.Home, project, grant.Agent, grant.Grant{Read: read, Net: net}, opt.Remove)
 		if err != nil {
 			return Granted{}, refused(fmt.Errorf("cannot record the grant: %w", err))
 		}
 		out.Project, out.Grant = project, got
-		out.Missing = missing(abs(opt.Read), opt.Remove)
+		out.Missing = missing(read, opt.Remove)
 		return out, nil
 	}
 	for _, v := range opt.Env {

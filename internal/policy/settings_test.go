@@ -24,17 +24,7 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		{`{"version":1,`, ""},
 	} {
 		home, proj := t.TempDir(), t.TempDir()
-		for _, f := range []struct{ path, data string }{{filepath.Join(home, ".pi", "piagent-policy.json"), tc.user}, {filepath.Join(proj, ".pi", "piagent-policy.json"), tc.proj}} {
-			if f.data == "" {
-				continue
-			}
-			if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(f.path, []byte(f.data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writePolicies(t, home, proj, tc.user, tc.proj)
 		full, ferr := Load(home, proj)
 		light, lerr := LoadSettings(home, proj)
 		if (ferr == nil) != (lerr == nil) || (full.Err() == nil) != (light.Err() == nil) {
@@ -46,6 +36,23 @@ func TestLoadSettingsAgrees(t *testing.T) {
 		}
 		if full.Sandbox() != light.Sandbox() || full.ServerSandbox() != light.ServerSandbox() || !slices.Equal(full.PassEnv(), light.PassEnv()) || full.FirstSight() != light.FirstSight() || full.Network() != light.Network() {
 			t.Errorf("%+v: Load %s %s %v, LoadSettings %s %s %v", tc, full.Sandbox(), full.ServerSandbox(), full.PassEnv(), light.Sandbox(), light.ServerSandbox(), light.PassEnv())
+		}
+	}
+}
+
+// writePolicies writes the user's and the project's policy files (none
+// where the text is empty).
+func writePolicies(t *testing.T, home, proj, user, project string) {
+	t.Helper()
+	for _, f := range []struct{ path, data string }{{filepath.Join(home, ".pi", "piagent-policy.json"), user}, {filepath.Join(proj, ".pi", "piagent-policy.json"), project}} {
+		if f.data == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.data), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

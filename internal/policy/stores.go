@@ -49,22 +49,12 @@ func (s *stores) apply(f *File, proj bool) {
 // hidden whole: what it holds now that no readable pattern names is. A
 // pattern with a wildcard before a final "/**" (/proc/*/environ) names no
 // path a sandbox could hide; the guard alone holds it.
-func (p *Policy) SecretStores(home string) []string {
-	out, _ := p.secretStores(home)
-	return out
-}
-
-// PartlyReadable are the folders of SecretStores's partly readable kind
-// (~/.config/git, ~/.config/fish) as paths: a sandbox keeps readable only
-// what they hold at a command's start, for a file that appears there later
-// (a first credentials, fish_variables) is one no readable pattern may
-// name.
-func (p *Policy) PartlyReadable(home string) []string {
-	_, partial := p.secretStores(home)
-	return partial
-}
-
-func (p *Policy) secretStores(home string) (out, partial []string) {
+//
+// partial are those folders of the partly readable kind (~/.config/git,
+// ~/.config/fish) as paths: a sandbox keeps readable only what they hold
+// at a command's start, for a file that appears there later (a first
+// credentials, fish_variables) is one no readable pattern may name.
+func (p *Policy) SecretStores(home string) (out, partial []string) {
 	s := stores{protected: patterns(p.protected), readable: patterns(p.allowRead)}
 	if p.stores != nil {
 		s = *p.stores

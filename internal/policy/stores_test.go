@@ -56,21 +56,11 @@ func TestSecretStores(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, f := range []struct{ path, data string }{{filepath.Join(home, ".pi", "piagent-policy.json"), tc.user}, {filepath.Join(proj, ".pi", "piagent-policy.json"), tc.proj}} {
-				if f.data == "" {
-					continue
-				}
-				if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(f.path, []byte(f.data), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writePolicies(t, home, proj, tc.user, tc.proj)
 			light, _ := LoadSettings(home, proj)
 			full, _ := Load(home, proj)
-			got := light.SecretStores(home)
-			if f := full.SecretStores(home); !slices.Equal(sorted(f), sorted(got)) {
+			got, _ := light.SecretStores(home)
+			if f, _ := full.SecretStores(home); !slices.Equal(sorted(f), sorted(got)) {
 				t.Errorf("Load's stores differ from LoadSettings's:\n%v\n%v", f, got)
 			}
 			abs := func(rel string) string {
@@ -101,7 +91,7 @@ func TestSecretStores(t *testing.T) {
 // TestSecretStoresNoHome: with no home, only the root's stores.
 func TestSecretStoresNoHome(t *testing.T) {
 	p, _ := LoadSettings("", "")
-	got := p.SecretStores("")
+	got, _ := p.SecretStores("")
 	if !slices.Equal(got, []string{"/etc/shadow"}) {
 		t.Fatalf("stores without a home: %v", got)
 	}
@@ -128,13 +118,13 @@ func TestPartlyReadable(t *testing.T) {
 		}
 	}
 	p, _ := LoadSettings(home, t.TempDir())
-	got := p.PartlyReadable(home)
+	stores, got := p.SecretStores(home)
 	for _, want := range []string{".config/git", ".config/fish"} {
 		if !slices.Contains(got, filepath.Join(home, want)) {
 			t.Errorf("PartlyReadable %v: no %s", got, want)
 		}
 	}
-	if slices.Contains(got, filepath.Join(home, ".ssh")) || slices.ContainsFunc(p.SecretStores(home), func(s string) bool { return paths.Within(filepath.Join(home, ".config", "git"), s) }) {
-		t.Errorf("PartlyReadable %v, stores %v", got, p.SecretStores(home))
+	if slices.Contains(got, filepath.Join(home, ".ssh")) || slices.ContainsFunc(stores, func(s string) bool { return paths.Within(filepath.Join(home, ".config", "git"), s) }) {
+		t.Errorf("partly readable %v, stores %v", got, stores)
 	}
 }

@@ -157,7 +157,7 @@ func Run(env Env, o Options, argv []string) error {
 	}
 	switch o.Profile {
 	case "agent":
-		p = AgentProfile(env, o.Project)
+		p = agentProfile(env, o.Project, storesPolicy(pol, perr))
 		// A policy that cannot be read, or no home to read it in, takes
 		// the network away too.
 		p.SetNetworkOff(perr != nil || env.Home == "" || pol.Network() == policy.NetworkOff)
@@ -169,7 +169,7 @@ func Run(env Env, o Options, argv []string) error {
 		if o.Server == "" {
 			return &Error{Code: 2, Err: errors.New("--profile server needs --server NAME")}
 		}
-		in, g, err := serverInput(env, o.Project, o.Server)
+		in, g, err := serverInput(env, o.Project, o.Server, storesPolicy(pol, perr))
 		if err != nil {
 			return refused(fmt.Errorf("nothing was run: %w", err))
 		}
@@ -287,16 +287,23 @@ func realProject(project string) string {
 // the policy's secret stores and the folders a person granted the agent's
 // commands for reading there.
 func AgentProfile(env Env, project string) sandbox.Profile {
+	pol, err := policy.LoadSettings(env.Home, project)
+	return agentProfile(env, project, storesPolicy(pol, err))
+}
+
+// agentProfile is AgentProfile with the policy already read (Run reads it
+// for the network and the environment).
+func agentProfile(env Env, project string, pol *policy.Policy) sandbox.Profile {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
 	g, _ := grant.Of(env.Home, project, grant.Agent)
-	return sandbox.Agent(ProfileInput(env, project), g.Read)
+	return sandbox.Agent(profileInput(env, project, pol), g.Read)
 }
 
 // serverInput is what server NAME's profile in project is derived from
 // (sandbox.Server), and the grants a person recorded for it.
-func serverInput(env Env, project, name string) (sandbox.Input, grant.Grant, error) {
+func serverInput(env Env, project, name string, pol *policy.Policy) (sandbox.Input, grant.Grant, error) {
 	if r, err := filepath.EvalSymlinks(project); err == nil {
 		project = r
 	}
@@ -304,11 +311,12 @@ func serverInput(env Env, project, name string) (sandbox.Input, grant.Grant, err
 	if err != nil {
 		return sandbox.Input{}, g, err
 	}
-	return ProfileInput(env, project), g, nil
+	return profileInput(env, project, pol), g, nil
 }
 
-// ProfileInput is what a profile of project is derived from.
-func ProfileInput(env Env, project string) sandbox.Input {
+// profileInput is what a profile of project is derived from, with the
+// secret stores of pol (storesPolicy).
+func profileInput(env Env, project string, pol *policy.Policy) sandbox.Input {
 	getenv := paths.Getenv(env.Getenv)
 	agentDir := paths.AgentDir(env.Home, project, getenv)
 	cfg := paths.ConfigDirName(getenv)
@@ -319,22 +327,16 @@ func ProfileInput(env Env, project string) sandbox.Input {
 	tmp := TempDir(env)
 	reg := registry.List(registry.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
 		Consulted: ancestors, Binaries: Executables(), TempDir: tmp})
-	pol := storesPolicy(env.Home, project)
+	stores, partial := pol.SecretStores(env.Home)
 	return sandbox.Input{Home: env.Home, AgentDir: agentDir, Project: project, ConfigDir: cfg,
-		TempDir: tmp, Getenv: env.Getenv, Registry: reg, Secrets: pol.SecretStores(env.Home), PartlyReadable: pol.PartlyReadable(env.Home)}
+		TempDir: tmp, Getenv: env.Getenv, Registry: reg, Secrets: stores, PartlyReadable: partial}
 }
 
-// SecretStores are the secret stores the person's policy keeps from every
-// tool (policy.SecretStores), which the sandbox hides; where the policy
-// cannot be read, the base policy's: a file that does not parse removes
-// none.
-func SecretStores(home, project string) []string {
-	return storesPolicy(home, project).SecretStores(home)
-}
-
-func storesPolicy(home, project string) *policy.Policy {
-	pol, err := policy.LoadSettings(home, project)
-	if err != nil || pol.Err() != nil {
+// storesPolicy is the policy whose secret stores the sandbox hides: the
+// person's, read by LoadSettings; where it cannot be read, the base
+// policy's (a file that does not parse removes none).
+func storesPolicy(pol *policy.Policy, err error) *policy.Policy {
+	if err != nil || pol == nil || pol.Err() != nil {
 		pol, _ = policy.LoadSettings("", "")
 	}
 	return pol
