@@ -48,12 +48,13 @@ const (
 // is rebranded) and, when the project has a .git folder, what the next git
 // command reads that the sandbox cannot always keep read-only (it may not
 // exist yet, or there is no mount namespace), the hooks folder
-// core.hooksPath names inside the project among them (husky's .husky).
+// core.hooksPath names inside the project among them (husky's .husky), and
+// a file of the work tree git's config includes.
 func Roots(home, project, configDir string) []string {
 	roots := []string{filepath.ToSlash(configDir)}
 	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
 		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
-		for _, e := range registry.HookPaths(home, project) {
+		for _, e := range registry.GitPaths(home, project) {
 			if rel, err := filepath.Rel(project, e.Path); err == nil && e.Path != project && paths.Within(project, e.Path) {
 				roots = append(roots, filepath.ToSlash(rel))
 			}

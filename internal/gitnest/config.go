@@ -158,6 +158,22 @@ func HooksPaths(text []byte) []string {
 	return out
 }
 
+// Includes are the files a git config file's text includes, [include]'s
+// and [includeIf "…"]'s path values as git reads them, in order: git reads
+// each as config of its own where its condition holds (a missing one is
+// passed over).
+func Includes(text []byte) []string {
+	var out []string
+	for _, s := range settings(text) {
+		if s.pattern == "include.path" || s.pattern == "includeif.*.path" {
+			if v := configValue(s.value); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // configValue is a setting's raw text after its "=" as git reads it: a
 // '#' or ';' outside quotes starts a comment, quotes are removed, \n \t \b
 // \\ and \" are what they name, and blanks at the end outside quotes go.

@@ -244,7 +244,7 @@ func List(in Input) []Entry {
 			add(filepath.Join(g, "info"), true, Git, "git's info folder: attributes, excludes and sparse patterns")
 			add(filepath.Join(g, "worktrees"), true, Git, "git's linked work trees: each with a gitdir and a config of its own")
 		}
-		out = append(out, hookEntries(home, p, gds)...)
+		out = append(out, gitEntries(home, p, gds)...)
 	}
 	for _, c := range in.Consulted {
 		add(c, false, MCP, "a file a configuration reader consults")
@@ -298,14 +298,17 @@ func gitDirs(project string) []string {
 	return out
 }
 
-// hooksFolders are the folders core.hooksPath names in the project's git
-// configs and the person's own (~/.gitconfig, ~/.config/git/config), where
-// git runs hooks from instead of the git folder's: a repository set up by
-// husky has the project's .husky there, written like any source file. A
-// relative one is taken from the project (git runs hooks from the top of
-// the work tree), a ~/ one from home. Every value is listed, not only the
-// one git would use: a folder protected too many is the safe side.
-func hooksFolders(home, project string, gitDirs []string) []string {
+// gitConfigs reads the git config files that decide what the person's
+// next git command runs for the project: the person's own (~/.gitconfig,
+// ~/.config/git/config), each git folder's config, and every file those
+// include ([include] and [includeIf] path, whatever the condition: a file
+// protected too many is the safe side), and the files those include, as
+// git does, to its depth of ten. A repository whose setup has git include
+// a file of the work tree (include.path = ../.gitconfig, for shared diff
+// and merge drivers) gives that file a config's power: a core.fsmonitor,
+// core.pager, filter or alias there runs at the person's next git status.
+// It returns the included files and every core.hooksPath value read.
+func gitConfigs(home, project string, gitDirs []string) (included, hooks []string) {
 	var files []string
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
@@ -313,26 +316,57 @@ func hooksFolders(home, project string, gitDirs []string) []string {
 	for _, g := range gitDirs {
 		files = append(files, filepath.Join(g, "config"))
 	}
-	var out []string
+	seen := map[string]bool{}
+	type file struct {
+		path  string
+		depth int
+	}
+	queue := make([]file, 0, len(files))
 	for _, f := range files {
-		b, err := safefile.Read(f, safefile.Options{Max: 1 << 20})
+		queue = append(queue, file{f, 0})
+	}
+	for len(queue) > 0 && len(seen) < 64 {
+		f := queue[0]
+		queue = queue[1:]
+		if seen[f.path] {
+			continue
+		}
+		seen[f.path] = true
+		b, err := safefile.Read(f.path, safefile.Options{Max: 1 << 20})
 		if err != nil {
 			continue
 		}
 		for _, v := range gitnest.HooksPaths(b) {
-			switch {
-			case v == "~" || strings.HasPrefix(v, "~/"):
-				if home != "" {
-					out = append(out, filepath.Join(home, v[1:]))
-				}
-			case strings.HasPrefix(v, "~"):
-				// another user's home: outside every writable folder
-			default:
-				out = append(out, absFrom(project, v))
+			if h, ok := fromGit(home, project, v); ok {
+				hooks = append(hooks, h) // a relative one from the top of the work tree
+			}
+		}
+		if f.depth >= 10 {
+			continue
+		}
+		for _, v := range gitnest.Includes(b) {
+			// a relative path from the including file's folder
+			if inc, ok := fromGit(home, filepath.Dir(f.path), v); ok {
+				included = append(included, inc)
+				queue = append(queue, file{inc, f.depth + 1})
 			}
 		}
 	}
-	return out
+	return included, hooks
+}
+
+// fromGit is a path git reads in a config value: ~/ from home, a relative
+// one from dir; false for another user's home (outside every writable
+// folder) or a ~ without a home.
+func fromGit(home, dir, v string) (string, bool) {
+	switch {
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		return filepath.Join(home, v[1:]), home != ""
+	case strings.HasPrefix(v, "~"):
+		return "", false
+	default:
+		return absFrom(dir, v), true
+	}
 }
 
 // gitHooks are the names of the hooks git runs (githooks(5)).
@@ -342,20 +376,25 @@ var gitHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "
 	"push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate", "fsmonitor-watchman",
 	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change"}
 
-// HookPaths are the registry's entries for the hooks folders core.hooksPath
-// names for project (hookEntries): the launcher's baseline watches those
-// inside the project.
-func HookPaths(home, project string) []Entry { return hookEntries(home, project, gitDirs(project)) }
+// GitPaths are the registry's entries for what git reads beyond the git
+// folder for project (gitEntries): the hooks folders core.hooksPath names
+// and the files git's config includes. The launcher's baseline watches
+// those inside the project.
+func GitPaths(home, project string) []Entry { return gitEntries(home, project, gitDirs(project)) }
 
-// hookEntries registers each folder hooksFolders finds: the folder itself;
-// with husky's layout (core.hooksPath = .husky/_, whose generated hooks run
-// the scripts in .husky) its parent too; and, for a folder that is the
-// project or holds it (hooksPath = .), only the hooks by name, so the
-// project stays the agent's to write.
-func hookEntries(home, project string, gitDirs []string) []Entry {
+// gitEntries registers each file gitConfigs finds included, and each hooks
+// folder: the folder itself; with husky's layout (core.hooksPath =
+// .husky/_, whose generated hooks run the scripts in .husky) its parent
+// too; and, for a folder that is the project or holds it (hooksPath = .),
+// only the hooks by name, so the project stays the agent's to write.
+func gitEntries(home, project string, gitDirs []string) []Entry {
 	const what = "git's hooks folder, named by core.hooksPath: code git runs for the person"
 	var out []Entry
-	for _, h := range hooksFolders(home, project, gitDirs) {
+	included, hooks := gitConfigs(home, project, gitDirs)
+	for _, f := range included {
+		out = append(out, Entry{Path: f, Owner: Git, What: "a file git's config includes: its settings, like the config's own, run programs for the person"})
+	}
+	for _, h := range hooks {
 		switch {
 		case paths.Within(h, project):
 			for _, n := range gitHooks {

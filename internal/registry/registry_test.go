@@ -145,3 +145,40 @@ func TestHooksPathLayouts(t *testing.T) {
 		}
 	}
 }
+
+// TestGitIncludes: a file git's config includes is read as config (its
+// core.fsmonitor, pager, filters and aliases run programs), so it is
+// registered wherever it lies: from the project's .git/config (relative to
+// the .git folder), from the person's own (~/ and includeIf), from an
+// included file in turn (relative to it), and a hooksPath set in one is
+// followed too. A cycle ends; what is not an include is not followed.
+func TestGitIncludes(t *testing.T) {
+	t.Parallel()
+	home, proj := t.TempDir(), t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(proj, ".git", "config"), "[core]\n\tbare = false\n[include]\n\tpath = ../shared.gitconfig ; the team's drivers\n[alias]\n\tpath = not-an-include\n")
+	write(filepath.Join(proj, "shared.gitconfig"), "[Include]\n\tpath = \"tools/git/more.gitconfig\"\n[include]\n\tpath = shared.gitconfig\n")
+	write(filepath.Join(proj, "tools", "git", "more.gitconfig"), "[core]\n\thooksPath = .githooks\n")
+	write(filepath.Join(home, ".gitconfig"), "[includeIf \"gitdir:~/work/\"]\n\tpath = ~/.gitconfig-work\n[include]\n\tpath = .gitconfig.local\n")
+	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
+	for _, p := range []string{
+		filepath.Join(proj, "shared.gitconfig"), filepath.Join(proj, "tools", "git", "more.gitconfig"),
+		filepath.Join(proj, ".githooks", "pre-commit"), filepath.Join(home, ".gitconfig-work"), filepath.Join(home, ".gitconfig.local"),
+	} {
+		if _, ok := set.Match(p); !ok {
+			t.Errorf("%s is not registered", p)
+		}
+	}
+	for _, p := range []string{filepath.Join(proj, ".git", "not-an-include"), filepath.Join(proj, "not-an-include"), filepath.Join(proj, "tools", "git", "other"), filepath.Join(proj, "src", "a.go")} {
+		if f, ok := set.Match(p); ok {
+			t.Errorf("%s is registered (as %s)", p, f)
+		}
+	}
+}

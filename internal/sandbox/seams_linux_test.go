@@ -149,6 +149,26 @@ func TestHooksPathAttacks(t *testing.T) {
 	}
 }
 
+// TestGitIncludeAttacks: a file of the work tree the project's git config
+// includes (include.path = ../shared.gitconfig, a team's diff drivers) is
+// config git reads at the person's next command: its core.fsmonitor runs at
+// the next git status. It is locked like .git/config.
+func TestGitIncludeAttacks(t *testing.T) {
+	needNamespaces(t)
+	shared := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n[include]\n\tpath = ../shared.gitconfig\n")
+		write(t, filepath.Join(w.proj, "shared.gitconfig"), "[diff \"lockb\"]\n\ttextconv = bun\n")
+	}
+	for _, a := range []attack{
+		{name: "append a setting", script: `printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: shared},
+		{name: "replace the file", script: `mv shared.gitconfig old && echo '[alias] st = !touch pwned' > shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: shared},
+		{name: "the file a link", script: `rm shared.gitconfig && ln -s "$F/mcp.json" shared.gitconfig`, effect: isLink("shared.gitconfig"), setup: shared},
+		{name: "python rewrite", script: `python3 -c "open('shared.git'+'config','w').write('[core]\\n\\tpager = touch pwned')"`, effect: fileHas("shared.gitconfig", "pwned"), setup: shared},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
 // TestServerStartupHook: an approved server's start-up write of a hook, the
 // moment before the session's first call, is refused too.
 func TestServerStartupHook(t *testing.T) {
