@@ -49,7 +49,9 @@ const (
 // command reads that the sandbox cannot always keep read-only (it may not
 // exist yet, or there is no mount namespace), the hooks folder
 // core.hooksPath names inside the project among them (husky's .husky), and
-// a file of the work tree git's config includes.
+// a file of the work tree git's config includes; and the other coding
+// tools' files that run programs when the person opens the project with
+// them (registry.OtherTools).
 func Roots(home, project, configDir string) []string {
 	roots := []string{filepath.ToSlash(configDir)}
 	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
@@ -58,6 +60,13 @@ func Roots(home, project, configDir string) []string {
 			if rel, err := filepath.Rel(project, e.Path); err == nil && e.Path != project && paths.Within(project, e.Path) {
 				roots = append(roots, filepath.ToSlash(rel))
 			}
+		}
+	}
+	// last: a large .claude folder may fill the walk's bound (Partial),
+	// and git's files go first
+	for _, e := range registry.OtherTools(project) {
+		if rel, err := filepath.Rel(project, e.Path); err == nil {
+			roots = append(roots, filepath.ToSlash(rel))
 		}
 	}
 	return roots

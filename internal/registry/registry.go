@@ -2,8 +2,9 @@
 // decides what runs on this machine or what an agent is allowed to do:
 // piagent's own (the approval store, the mode store, the policy files, the
 // launcher's folder), every MCP configuration layer and import kind's file,
-// the adapter's state, Pi's settings, trust and extension folders, and the
-// project's git hooks and config.
+// the adapter's state, Pi's settings, trust and extension folders, the
+// project's git hooks and config, and the other coding tools' project files
+// that run programs when the person opens the project with them.
 //
 // Everything that must know "what may the agent never change" reads this
 // list: the guard's self-protection, the policy's protected files, the
@@ -32,6 +33,7 @@ const (
 	MCP     Owner = "mcp" // MCP configuration and the adapter's state
 	Pi      Owner = "pi"
 	Git     Owner = "git"
+	Tools   Owner = "tools" // other coding tools' project files
 )
 
 // Entry is one registered file or folder.
@@ -245,6 +247,7 @@ func List(in Input) []Entry {
 			add(filepath.Join(g, "worktrees"), true, Git, "git's linked work trees: each with a gitdir and a config of its own")
 		}
 		out = append(out, gitEntries(home, p, gds)...)
+		out = append(out, OtherTools(p)...)
 	}
 	for _, c := range in.Consulted {
 		add(c, false, MCP, "a file a configuration reader consults")
@@ -252,6 +255,34 @@ func List(in Input) []Entry {
 
 	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return slices.CompactFunc(out, func(a, b Entry) bool { return a.Path == b.Path })
+}
+
+// otherTools are other coding tools' files in a project whose content
+// runs a program, unconfined, when the person next opens the project with
+// that tool: written by the agent, they run later what its sandbox kept
+// from running now.
+var otherTools = []struct {
+	rel  string
+	dir  bool
+	what string
+}{
+	{".claude", true, "Claude Code's project folder: its settings' hooks, apiKeyHelper and statusLine run programs, and enableAllProjectMcpServers starts .mcp.json's servers, when the person next runs Claude Code here"},
+	{".cursor/mcp.json", false, "Cursor's project MCP servers: started when the person opens the project in Cursor"},
+	{".gemini/settings.json", false, "Gemini CLI's project settings: its MCP servers and tool discovery commands"},
+	{".codex/config.toml", false, "Codex's project configuration: its MCP servers and notify command"},
+	{".vscode/tasks.json", false, "VS Code's tasks: one may run when the folder opens"},
+	{".vscode/settings.json", false, "VS Code's workspace settings: the interpreters, tools and terminal profiles it runs"},
+	{".zed/settings.json", false, "Zed's project settings: its language servers' binaries and its context (MCP) servers"},
+}
+
+// OtherTools are the registry's entries for the other coding tools' files
+// in project (otherTools); the launcher's baseline watches them too.
+func OtherTools(project string) []Entry {
+	out := make([]Entry, 0, len(otherTools))
+	for _, o := range otherTools {
+		out = append(out, Entry{Path: filepath.Join(project, filepath.FromSlash(o.rel)), Dir: o.dir, Owner: Tools, What: o.what})
+	}
+	return out
 }
 
 // gitDirs lists the git folders whose config and hooks decide what the

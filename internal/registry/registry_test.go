@@ -182,3 +182,24 @@ func TestGitIncludes(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherTools: the other coding tools' project files that run programs
+// when the person opens the project with them are registered (Claude
+// Code's whole folder, the others' settings files), and what lies beside
+// them is the project's own.
+func TestOtherTools(t *testing.T) {
+	t.Parallel()
+	home, proj := t.TempDir(), t.TempDir()
+	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
+	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/lint.sh", ".cursor/mcp.json",
+		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json"} {
+		if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
+			t.Errorf("%s is not registered", rel)
+		}
+	}
+	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go"} {
+		if f, ok := set.Match(filepath.Join(proj, rel)); ok {
+			t.Errorf("%s is registered (as %s)", rel, f)
+		}
+	}
+}

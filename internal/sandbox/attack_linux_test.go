@@ -985,10 +985,12 @@ func TestRegistryWritesUnderSandbox(t *testing.T) {
 	n := 0
 	for _, e := range w.gate(t).Registry(nil, nil) {
 		if unprotected[e.Path] {
-			// git's folders that do not exist yet are the integrity
-			// watch's (engine.newIntegrity): a change there blocks the
-			// session
-			watched := e.Owner == registry.Git && slices.Contains([]string{"commondir", "info", "worktrees"}, filepath.Base(e.Path))
+			// git's folders that do not exist yet, and the other coding
+			// tools' files, are the integrity watch's
+			// (engine.newIntegrity, TestOtherToolsIntegrity): a change
+			// there is put back and blocks the session
+			watched := e.Owner == registry.Git && slices.Contains([]string{"commondir", "info", "worktrees"}, filepath.Base(e.Path)) ||
+				e.Owner == registry.Tools
 			if e.Owner != registry.MCP && !watched {
 				t.Errorf("%s (%s) is not protected by the sandbox", e.Path, e.Owner)
 			}

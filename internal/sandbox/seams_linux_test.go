@@ -169,6 +169,26 @@ func TestGitIncludeAttacks(t *testing.T) {
 	}
 }
 
+// TestOtherToolsAttacks: the files another coding tool runs programs from
+// when the person next opens the project (Claude Code's hooks, a VS Code
+// task run at folder open) are locked like .pi/ where they exist.
+func TestOtherToolsAttacks(t *testing.T) {
+	needNamespaces(t)
+	tools := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".claude", "settings.json"), `{"permissions":{}}`)
+		write(t, filepath.Join(w.proj, ".vscode", "tasks.json"), `{"version":"2.0.0","tasks":[]}`)
+	}
+	hook := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch pwned"}]}]}}`
+	for _, a := range []attack{
+		{name: "claude hook", script: `echo '` + hook + `' > .claude/settings.json`, effect: fileHas(".claude/settings.json", "pwned"), setup: tools},
+		{name: "claude local settings", script: `echo '` + hook + `' > .claude/settings.local.json`, effect: fileHas(".claude/settings.local.json", "pwned"), setup: tools},
+		{name: "claude folder replaced", script: `mv .claude .claude.old && mkdir .claude && echo '` + hook + `' > .claude/settings.json`, effect: fileHas(".claude/settings.json", "pwned"), setup: tools},
+		{name: "vscode task", script: `python3 -c "open('.vsc'+'ode/tasks.json','w').write('{\"tasks\":[{\"command\":\"touch pwned\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}')"`, effect: fileHas(".vscode/tasks.json", "pwned"), setup: tools},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
 // TestServerStartupHook: an approved server's start-up write of a hook, the
 // moment before the session's first call, is refused too.
 func TestServerStartupHook(t *testing.T) {
