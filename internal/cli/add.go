@@ -112,7 +112,7 @@ func (a *app) finishWrite(project string, out *ops.WriteResult, res ops.EditResu
 		return a.writeJSON(out)
 	}
 	wr, approveErr := a.op().FinishWrite(project, res, written, pre, out.Preset == "")
-	out.Finished(wr, a.fix)
+	out.Finished(wr, a.mcpCmd())
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -29,9 +28,9 @@ func (a *app) editCommand(verb string) *cobra.Command {
 	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	switch verb {
 	case "enable":
-		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State == gate.Disabled })
+		c.ValidArgsFunction = a.completeServers(func(state string, _ bool) bool { return state == ops.Disabled })
 	case "disable":
-		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State != gate.Disabled })
+		c.ValidArgsFunction = a.completeServers(func(state string, _ bool) bool { return state != ops.Disabled })
 	default:
 		c.ValidArgsFunction = a.completeServers(nil)
 	}
@@ -96,7 +95,7 @@ func (a *app) printRecord(out *ops.WriteResult, e ops.Edited, o editOptions) err
 	}
 	fmt.Fprintf(w, "%s %s for this project (piagent's own record; no file in the repository changed)\n", ops.EditPast[verb], s.Name)
 	if verb == "disable" {
-		a.printKept(s)
+		a.printKept(s.Name, s.State)
 	}
 	a.printNotes(out.Notes)
 	return nil
@@ -115,7 +114,7 @@ func (a *app) printEdit(out *ops.WriteResult, e ops.Edited, project string) {
 		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, e.Project)
 	}
 	if verb == "disable" && s.Repository {
-		a.printKept(s)
+		a.printKept(s.Name, s.State)
 	}
 	if (verb == "disable" || verb == "enable") && s.Repository && e.InProject && !out.FileRemoved {
 		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", ops.Display(a.env.Home, project, out.File))
@@ -126,15 +125,15 @@ func (a *app) printEdit(out *ops.WriteResult, e ops.Edited, project string) {
 // printKept says which decision a disabled repository server keeps. Only
 // a decision that exists is kept (issue 23: "its approval is kept" of a
 // server never approved misled).
-func (a *app) printKept(s *gate.Server) {
+func (a *app) printKept(name, state string) {
 	w := a.env.Stdout
-	switch s.State {
-	case gate.PendingApproval, gate.Disabled:
-		fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
-	case gate.Rejected:
-		fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
+	switch state {
+	case ops.PendingApproval, ops.Disabled:
+		fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), name)
+	case ops.Rejected:
+		fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), name)
 	default:
-		fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
+		fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), name)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
 
 // exitConfirm is policy check's status for a call that needs a person.
@@ -55,7 +56,7 @@ func (a *app) policyShow() *cobra.Command {
 func (a *app) printPolicy(out *ops.PolicyView) {
 	w := a.env.Stdout
 	fmt.Fprintf(w, "mode: %s (%s)\nregistry: %s\nprofile: %s\n", out.EffectiveMode, out.Why, out.RegistryMode, out.PermissionProfile)
-	fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
+	fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, render.SandboxLine(out.SandboxStatus))
 	fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
 	fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
 	fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))
@@ -66,7 +67,7 @@ func (a *app) printPolicy(out *ops.PolicyView) {
 		if file == "" {
 			file = "(embedded)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, clip(s.Value, 50), s.Layer, file)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, render.Clip(s.Value, 50), s.Layer, file)
 	}
 	tw.Flush()
 	for _, v := range out.Violations {

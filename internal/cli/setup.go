@@ -124,7 +124,7 @@ type setupOptions struct {
 func (a *app) setup(o setupOptions) error {
 	out, err := a.op().Setup(ops.SetupOptions{Preset: o.Preset, NoMCP: o.NoMCP, DryRun: o.DryRun, Run: a.runPiPackage,
 		Seed: func(dryRun bool) (ops.Seeded, error) {
-			return a.op().SeedPreset(o.Preset, filepath.Clean(a.env.Dir), dryRun, a.fix)
+			return a.op().SeedPreset(o.Preset, filepath.Clean(a.env.Dir), dryRun, a.mcpCmd())
 		}})
 	switch {
 	case err == nil:
