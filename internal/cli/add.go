@@ -3,12 +3,12 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
 
 func completeScopes(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -130,7 +130,7 @@ func (a *app) finishWrite(project string, out *ops.WriteResult, res ops.EditResu
 			fmt.Fprintf(w, "approved %s for this project; a teammate who clones still has to approve it\n", name)
 		}
 		a.printNotes(out.Notes)
-		printNeeds(a.env.Stderr, out.Needs)
+		render.Needs(a.env.Stderr, out.Needs)
 	}
 	return approveErr
 }
@@ -139,15 +139,5 @@ func (a *app) finishWrite(project string, out *ops.WriteResult, res ops.EditResu
 func (a *app) printNotes(notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-	}
-}
-
-func printNeeds(w io.Writer, needs []ops.Need) {
-	if len(needs) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "before the first call:")
-	for _, n := range needs {
-		fmt.Fprintf(w, "  %s: %s\n", n.Server, n.Text)
 	}
 }

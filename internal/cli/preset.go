@@ -10,16 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
-
-// Words for what an apply did with each server.
-var presetActionText = map[string]string{
-	"added":     "added",
-	"restored":  "restored to the baseline",
-	"kept":      "kept your definition (--replace restores the baseline)",
-	"unchanged": "matches the baseline",
-	"skipped":   "not added",
-}
 
 // presetFlags gives `mcp` its own --preset and --list.
 func (a *app) presetFlags(c *cobra.Command) {
@@ -64,14 +56,6 @@ func completePresetArg(c *cobra.Command, args []string, s string) ([]cobra.Compl
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return completePresets(c, args, s)
-}
-
-// presetServerText is what an apply did with one server, in words.
-func presetServerText(s ops.PresetServer) string {
-	if s.Action == "skipped" {
-		return "not added: needs " + s.Missing
-	}
-	return presetActionText[s.Action]
 }
 
 // presetCommand is `mcp preset [NAME]`: the same as `mcp --preset NAME`
@@ -162,7 +146,7 @@ func (a *app) applyPreset(o presetOptions) error {
 		w := a.env.Stdout
 		fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)
 		for _, s := range out.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
+			fmt.Fprintf(w, "  %-16s %s\n", s.ID, render.PresetServerText(s))
 		}
 		if len(ap.Settings) > 0 {
 			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(ap.Settings, ", "))
