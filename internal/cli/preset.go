@@ -1,12 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
@@ -97,27 +91,7 @@ func (a *app) listPresets(asJSON bool) error {
 	if asJSON {
 		return a.writeJSON(map[string]any{"presets": all})
 	}
-	w := a.env.Stdout
-	for _, p := range all {
-		fmt.Fprintf(w, "%s: %s\n", p.Name, p.Purpose)
-		if len(p.Servers) == 0 {
-			fmt.Fprintln(w, "  no servers")
-		}
-		for _, s := range p.Servers {
-			fmt.Fprintf(w, "  %s\n", s.ID)
-			for _, n := range s.Needs {
-				fmt.Fprintf(w, "    needs %s\n", n.Text)
-			}
-		}
-		var keys []string
-		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
-			v, _ := json.Marshal(p.Settings[k])
-			keys = append(keys, k+"="+string(v))
-		}
-		if len(keys) > 0 {
-			fmt.Fprintf(w, "  settings (where unset): %s\n", strings.Join(keys, ", "))
-		}
-	}
+	render.Presets(a.env.Stdout, all)
 	return nil
 }
 
@@ -143,17 +117,7 @@ func (a *app) applyPreset(o presetOptions) error {
 	res := ap.Result
 	out := ops.PresetResult(ap, o.DryRun)
 	if !o.JSON {
-		w := a.env.Stdout
-		fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)
-		for _, s := range out.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, render.PresetServerText(s))
-		}
-		if len(ap.Settings) > 0 {
-			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(ap.Settings, ", "))
-		}
-		if !res.Changed && !o.DryRun {
-			fmt.Fprintln(w, "no change")
-		}
+		render.Applied(a.env.Stdout, ap, &out)
 	}
 	return a.finishWrite(o.Project, &out, res, ap.Written, ap.Pre, o.JSON)
 }

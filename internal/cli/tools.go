@@ -31,10 +31,7 @@ func (a *app) approveTools(project, name string, yes, dryRun, asJSON bool) error
 	}
 	ch, err := a.op().ToolsChangeOf(g, name)
 	s := ch.Server
-	render.Tools(w, ch.Tools, s.Name)
-	if ch.Reported {
-		fmt.Fprintf(w, "tools as Pi's built-in client listed them: changed since pinned: %s\n", ch.ReportedDiff.String())
-	}
+	render.ToolsChange(w, ch)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,12 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/piagent/piagent/internal/ops"
 )
@@ -150,4 +154,44 @@ func PresetServerText(s ops.PresetServer) string {
 		return "not added: needs " + s.Missing
 	}
 	return presetActionText[s.Action]
+}
+
+// Presets lists the presets: each one's servers, what they need, and the
+// settings it writes where unset.
+func Presets(w io.Writer, all []ops.Preset) {
+	for _, p := range all {
+		fmt.Fprintf(w, "%s: %s\n", p.Name, p.Purpose)
+		if len(p.Servers) == 0 {
+			fmt.Fprintln(w, "  no servers")
+		}
+		for _, s := range p.Servers {
+			fmt.Fprintf(w, "  %s\n", s.ID)
+			for _, n := range s.Needs {
+				fmt.Fprintf(w, "    needs %s\n", n.Text)
+			}
+		}
+		var keys []string
+		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
+			v, _ := json.Marshal(p.Settings[k])
+			keys = append(keys, k+"="+string(v))
+		}
+		if len(keys) > 0 {
+			fmt.Fprintf(w, "  settings (where unset): %s\n", strings.Join(keys, ", "))
+		}
+	}
+}
+
+// Applied says what a preset apply did with each server and setting (out
+// is its answer); FinishWrite's words follow it.
+func Applied(w io.Writer, ap ops.Applied, out *ops.WriteResult) {
+	fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)
+	for _, s := range out.Servers {
+		fmt.Fprintf(w, "  %-16s %s\n", s.ID, PresetServerText(s))
+	}
+	if len(ap.Settings) > 0 {
+		fmt.Fprintf(w, "  settings         set %s\n", strings.Join(ap.Settings, ", "))
+	}
+	if !ap.Result.Changed && !out.DryRun {
+		fmt.Fprintln(w, "no change")
+	}
 }

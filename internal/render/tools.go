@@ -87,3 +87,13 @@ func PreviewTools(w io.Writer, v ops.Tools, name string) {
 		fmt.Fprintf(w, "  instructions: %s\n", ops.Visible(v.Instructions))
 	}
 }
+
+// ToolsChange shows what approve --tools would accept: how what the server
+// offers differs from its pin, and how what Pi's built-in client listed
+// does.
+func ToolsChange(w io.Writer, ch ops.ToolsChange) {
+	Tools(w, ch.Tools, ch.Server.Name)
+	if ch.Reported {
+		fmt.Fprintf(w, "tools as Pi's built-in client listed them: changed since pinned: %s\n", ch.ReportedDiff.String())
+	}
+}
