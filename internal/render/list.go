@@ -38,14 +38,14 @@ func (p *Printer) ListJSON(l ops.List, rows iter.Seq[ops.Row]) error {
 	// layout then goes on as if it had seen them: in the array, past its
 	// first element.
 	var b []byte
-	i := 0
+	first := true
 	for row := range rows {
-		lw.opened, lw.depth = false, 2
 		b = b[:0]
-		if i > 0 {
+		if first {
+			lw.opened, lw.depth, first = false, 2, false
+		} else {
 			b = append(b, ',')
 		}
-		i++
 		b = append(b, "\n    "...)
 		b = row.AppendJSON(b)
 		lw.w.Write(b)
