@@ -371,7 +371,7 @@ async function runSubcommand(sub: Subcommand, args: string[], ctx: ExtensionComm
   }
 }
 
-/** approve --dry-run --json, and approve --tools --json (internal/cli previewJSON). */
+/** approve --dry-run --json, and approve --tools --json (ops.Preview in internal/ops). */
 export interface Preview {
   action: string;
   server: string;

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -90,64 +88,22 @@ func (a *app) addCommand() *cobra.Command {
 // and what the servers still need (stderr).
 // pre holds the digests approveFirst recorded before the write.
 func (a *app) finishWrite(project string, out *ops.WriteResult, res ops.EditResult, written []string, pre map[string]string, asJSON bool) error {
-	w := a.env.Stdout
-	verb := map[string]string{"add": "added", "replace": "replaced"}[out.Action]
 	if out.DryRun {
 		out.Content = string(res.After)
-		if !asJSON {
-			if out.Preset == "" {
-				fmt.Fprintf(w, "would %s %s (scope %s)\n", out.Action, out.Name, out.Scope)
-			}
-			if res.Changed {
-				fmt.Fprintf(w, "would write %s:\n%s", out.File, res.After)
-				if !bytes.HasSuffix(res.After, []byte("\n")) {
-					fmt.Fprintln(w)
-				}
-			} else {
-				fmt.Fprintf(w, "no change to %s\n", out.File)
-			}
-			fmt.Fprintln(w, "dry run: nothing written")
-			return nil
+		if asJSON {
+			return a.writeJSON(out)
 		}
-		return a.writeJSON(out)
+		a.printer().DryWrite(out, res)
+		return nil
 	}
 	wr, approveErr := a.op().FinishWrite(project, res, written, pre, out.Preset == "")
-	out.Finished(wr, a.fix)
+	out.Finished(wr, a.mcpCmd())
 	if asJSON {
 		if err := a.writeJSON(out); err != nil {
 			return err
 		}
 	} else {
-		if out.Preset == "" {
-			if res.Changed {
-				fmt.Fprintf(w, "%s %s (scope %s)\n", verb, out.Name, out.Scope)
-			} else {
-				fmt.Fprintf(w, "%s is already defined so (scope %s); no change\n", out.Name, out.Scope)
-			}
-		}
-		fmt.Fprintf(w, "file: %s\n", out.File)
-		for _, name := range out.Approved {
-			fmt.Fprintf(w, "approved %s for this project; a teammate who clones still has to approve it\n", name)
-		}
-		a.printNotes(out.Notes)
-		printNeeds(a.env.Stderr, out.Needs)
+		a.printer().Wrote(out, res.Changed)
 	}
 	return approveErr
-}
-
-// printNotes prints notes about other layers and files, on stderr.
-func (a *app) printNotes(notes []string) {
-	for _, n := range notes {
-		fmt.Fprintf(a.env.Stderr, "note: %s\n", n)
-	}
-}
-
-func printNeeds(w io.Writer, needs []ops.Need) {
-	if len(needs) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "before the first call:")
-	for _, n := range needs {
-		fmt.Fprintf(w, "  %s: %s\n", n.Server, n.Text)
-	}
 }

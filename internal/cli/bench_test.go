@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -71,42 +69,6 @@ func BenchmarkListJSON1000(b *testing.B) {
 	}
 }
 
-// FuzzIndentJSON: the one-pass layout is json.Indent's, for whatever
-// encoding/json writes.
-func FuzzIndentJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":"x\"y,z:{["}],"c":{},"d":[],"e":null}`, `[]`, `"s"`, `[[],[{}]]`, `{"k\\":":"v\\"}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var v any
-		if json.Unmarshal([]byte(s), &v) != nil {
-			return
-		}
-		var compact bytes.Buffer
-		enc := json.NewEncoder(&compact)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(v) != nil {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		// written in pieces of every size, as an encoder may
-		for _, piece := range []int{1, 3, 4096} {
-			var got bytes.Buffer
-			lw := &layoutWriter{w: bufio.NewWriter(&got)}
-			for b := compact.Bytes(); len(b) > 0; b = b[min(piece, len(b)):] {
-				lw.Write(b[:min(piece, len(b))])
-			}
-			lw.w.Flush()
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Fatalf("%q in pieces of %d:\n got %q\nwant %q", compact.Bytes(), piece, got.Bytes(), want.Bytes())
-			}
-		}
-	})
-}
-
 // BenchmarkListJSON10000 is the same over 10,000 servers.
 func BenchmarkListJSON10000(b *testing.B) {
 	home, proj := largeFixture(b, 10000)
@@ -136,7 +98,7 @@ func TestWriteListSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.writeJSON(a.listData(g)); err != nil {
+	if err := a.writeJSON(a.op().List(g, a.mcpCmd(), false)); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(streamed.Bytes(), whole.Bytes()) || !strings.Contains(streamed.String(), `"srv-59"`) {

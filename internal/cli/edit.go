@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
 )
 
@@ -29,9 +27,9 @@ func (a *app) editCommand(verb string) *cobra.Command {
 	_ = c.RegisterFlagCompletionFunc("scope", completeScopes)
 	switch verb {
 	case "enable":
-		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State == gate.Disabled })
+		c.ValidArgsFunction = a.completeServers(func(state string, _ bool) bool { return state == ops.Disabled })
 	case "disable":
-		c.ValidArgsFunction = a.completeServers(func(s *gate.Server) bool { return s.State != gate.Disabled })
+		c.ValidArgsFunction = a.completeServers(func(state string, _ bool) bool { return state != ops.Disabled })
 	default:
 		c.ValidArgsFunction = a.completeServers(nil)
 	}
@@ -64,85 +62,13 @@ func (a *app) edit(o editOptions) error {
 	if err != nil {
 		return err
 	}
-	out := ops.NewWriteResult(o.Verb)
-	out.Name, out.DryRun, out.Scope, out.File, out.Changed = e.Server.Name, e.DryRun, e.Scope, e.File, e.Changed
-	out.DecisionDropped, out.FileRemoved = e.DecisionDropped, e.FileRemoved
-	out.Notes = append(out.Notes, e.Notes...)
+	out := e.Answer()
 	switch {
-	case e.NoChange != "":
-		return a.noChange(out, e.File, e.NoChange, o.JSON)
-	case e.Record:
-		return a.printRecord(&out, e, o)
-	case e.DryRun:
+	case e.DryRun && e.NoChange == "" && !e.Record:
 		return a.finishWrite(o.Project, &out, e.Result, nil, nil, o.JSON)
 	case o.JSON:
 		return a.writeJSON(out)
 	}
-	a.printEdit(&out, e, o.Project)
-	return nil
-}
-
-// printRecord says what a switch in piagent's own record did.
-func (a *app) printRecord(out *ops.WriteResult, e ops.Edited, o editOptions) error {
-	if o.JSON {
-		return a.writeJSON(out)
-	}
-	s, verb := e.Server, e.Verb
-	w := a.env.Stdout
-	if o.DryRun {
-		fmt.Fprintf(w, "would %s %s for this project in piagent's own record (%s)\n", verb, s.Name, ops.Display(a.env.Home, o.Project, out.File))
-		fmt.Fprintln(w, "dry run: nothing written")
-		return nil
-	}
-	fmt.Fprintf(w, "%s %s for this project (piagent's own record; no file in the repository changed)\n", ops.EditPast[verb], s.Name)
-	if verb == "disable" {
-		a.printKept(s)
-	}
-	a.printNotes(out.Notes)
-	return nil
-}
-
-// printEdit says what an edit did, for a person.
-func (a *app) printEdit(out *ops.WriteResult, e ops.Edited, project string) {
-	verb, s := out.Action, e.Server
-	w := a.env.Stdout
-	fmt.Fprintf(w, "%s %s (scope %s)\n", ops.EditPast[verb], s.Name, out.Scope)
-	fmt.Fprintf(w, "file: %s\n", out.File)
-	if out.FileRemoved {
-		fmt.Fprintf(w, "removed %s: nothing was left in it\n", ops.Display(a.env.Home, project, out.File))
-	}
-	if out.DecisionDropped {
-		fmt.Fprintf(w, "dropped the decision for %s in %s\n", s.Name, e.Project)
-	}
-	if verb == "disable" && s.Repository {
-		a.printKept(s)
-	}
-	if (verb == "disable" || verb == "enable") && s.Repository && e.InProject && !out.FileRemoved {
-		fmt.Fprintf(w, "note: %s is in the repository: the switch may be committed with it\n", ops.Display(a.env.Home, project, out.File))
-	}
-	a.printNotes(out.Notes)
-}
-
-// printKept says which decision a disabled repository server keeps. Only
-// a decision that exists is kept (issue 23: "its approval is kept" of a
-// server never approved misled).
-func (a *app) printKept(s *gate.Server) {
-	w := a.env.Stdout
-	switch s.State {
-	case gate.PendingApproval, gate.Disabled:
-		fmt.Fprintf(w, "it was never approved here; '%s enable %s' switches it back on, still waiting for approval\n", a.mcpCmd(), s.Name)
-	case gate.Rejected:
-		fmt.Fprintf(w, "its rejection is kept: '%s enable %s' switches it back on, still rejected\n", a.mcpCmd(), s.Name)
-	default:
-		fmt.Fprintf(w, "its approval is kept: '%s enable %s' switches it back on\n", a.mcpCmd(), s.Name)
-	}
-}
-
-func (a *app) noChange(out ops.WriteResult, file, msg string, asJSON bool) error {
-	out.File = file
-	if asJSON {
-		return a.writeJSON(out)
-	}
-	fmt.Fprintf(a.env.Stdout, "%s; no change\n", msg)
+	a.printer().Edit(&out, e, o.Project)
 	return nil
 }

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
 
 func (a *app) grantCommand() *cobra.Command {
@@ -79,7 +79,7 @@ them read one in this project (kubectl reading ~/.kube).`,
 			if *asJSON {
 				return a.writeJSON(map[string]any{"agent": true, "project": got.Project, "grant": got.Grant})
 			}
-			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s read, of the secret stores: %s; reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", got.Project, listOr(got.Grant.Read), listOr(got.Grant.Net), got.File)
+			fmt.Fprintf(a.env.Stdout, "the agent's commands in %s read, of the secret stores: %s; reach, beyond the package registries: %s\nrecorded in %s; it applies from the next command\n", got.Project, render.Names(got.Grant.Read), render.Names(got.Grant.Net), got.File)
 			for _, d := range got.Missing {
 				fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
 			}
@@ -93,7 +93,7 @@ them read one in this project (kubectl reading ~/.kube).`,
 			verb = "removed"
 		}
 		gr := got.Grant
-		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s; network %s\n", verb, got.Server, got.Project, listOr(gr.Read), listOr(gr.Write), listOr(gr.Env), listOr(gr.Net))
+		fmt.Fprintf(a.env.Stdout, "%s for %s in %s: read %s; write %s; variables %s; network %s\n", verb, got.Server, got.Project, render.Names(gr.Read), render.Names(gr.Write), render.Names(gr.Env), render.Names(gr.Net))
 		for _, d := range got.Missing {
 			fmt.Fprintf(a.env.Stderr, "%s: warning: %s does not exist yet; the grant applies once it does\n", a.name, d)
 		}
@@ -101,11 +101,4 @@ them read one in this project (kubectl reading ~/.kube).`,
 		return nil
 	})
 	return c
-}
-
-func listOr(l []string) string {
-	if len(l) == 0 {
-		return "-"
-	}
-	return strings.Join(l, ", ")
 }

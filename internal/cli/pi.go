@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
 
 const piLong = `Starts Pi so that the MCP adapter can only ever see approved servers.
@@ -80,14 +80,15 @@ func (a *app) launchPi(args []string) error {
 	// A configuration file the adapter skips takes its servers with it:
 	// say so before Pi starts, with the file, line and column.
 	for _, sk := range g.View.Skipped {
-		where := at(ops.Display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
+		where := render.At(ops.Display(a.env.Home, g.View.Cwd, sk.Path), sk.Line, sk.Column)
 		fmt.Fprintf(a.env.Stderr, "piagent: warning: %s is skipped (%s): the servers it declares are off in this session; fix the file and start again\n", where, sk.Reason)
 	}
 	if a.env.Getenv("PIAGENT_NO_MCP_NOTICE") != "1" {
 		if plan.Notice != "" {
 			fmt.Fprintln(a.env.Stderr, plan.Notice)
 		} else {
-			for _, l := range launchNotice(g, l.Held) {
+			// the fixes as the notice words them, for piagent-mcp
+			for _, l := range launchNotice(a.op().List(g, "piagent-mcp", true).Blocks, l.Held) {
 				fmt.Fprintln(a.env.Stderr, l)
 			}
 		}
@@ -111,14 +112,14 @@ func (a *app) launchPi(args []string) error {
 
 // launchNotice is what piagent pi prints before Pi starts: every full block,
 // and every repository server held back with the command that lets it run.
-func launchNotice(g *gate.Gate, held []ops.Held) []string {
+func launchNotice(blocks []ops.FullBlock, held []ops.Held) []string {
 	var out []string
-	for _, b := range g.Blocks {
+	for _, b := range blocks {
 		out = append(out, fmt.Sprintf("piagent: every tool call is blocked: %s; %s", b.Reason, b.Fix))
 	}
 	waiting := 0
 	for _, h := range held {
-		if h.State == gate.Rejected {
+		if h.State == ops.Rejected {
 			out = append(out, fmt.Sprintf("piagent: held back MCP server %s (rejected for this project); to use it after all: %s", h.Server, h.Approve))
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -44,34 +43,11 @@ func (a *app) policyShow() *cobra.Command {
 				return err
 			}
 		} else {
-			a.printPolicy(out)
+			a.printer().Policy(out)
 		}
 		return showErr
 	})
 	return c
-}
-
-// printPolicy words policy show's view.
-func (a *app) printPolicy(out *ops.PolicyView) {
-	w := a.env.Stdout
-	fmt.Fprintf(w, "mode: %s (%s)\nregistry: %s\nprofile: %s\n", out.EffectiveMode, out.Why, out.RegistryMode, out.PermissionProfile)
-	fmt.Fprintf(w, "sandbox: %s (%s)\n", out.Sandbox, sandboxLine(out.SandboxStatus))
-	fmt.Fprintf(w, "protected paths:\n  %s\n", strings.Join(out.ProtectedPaths, "\n  "))
-	fmt.Fprintf(w, "protected from the shell:\n  %s\n", strings.Join(out.ShellProtected, "\n  "))
-	fmt.Fprintf(w, "readable despite the above:\n  %s\n", strings.Join(out.AllowReadPaths, "\n  "))
-	fmt.Fprintln(w, "sources:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, s := range out.Sources {
-		file := s.File
-		if file == "" {
-			file = "(embedded)"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Field, clip(s.Value, 50), s.Layer, file)
-	}
-	tw.Flush()
-	for _, v := range out.Violations {
-		fmt.Fprintf(a.env.Stderr, "%s: warning: %s: %s: %s (ignored: a repository can only tighten the policy)\n", a.name, v.File, v.Field, v.Reason)
-	}
 }
 
 // readCall reads one {"toolName", "input"} object from stdin.
@@ -137,18 +113,7 @@ func (a *app) printCallDecision(d ops.CallDecision, asJSON bool) error {
 		}
 		return a.writeJSON(out)
 	}
-	w := a.env.Stdout
-	fmt.Fprintf(w, "%s %s", d.Action, d.Code)
-	if d.Rule != "" {
-		fmt.Fprintf(w, " rule=%s", d.Rule)
-	}
-	if d.Subject != "" {
-		fmt.Fprintf(w, " subject=%s", d.Subject)
-	}
-	fmt.Fprintln(w)
-	if d.Reason != "" {
-		fmt.Fprintln(w, d.Reason)
-	}
+	a.printer().CallDecision(d)
 	return nil
 }
 

@@ -1,25 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
-
-// Words for what an apply did with each server.
-var presetActionText = map[string]string{
-	"added":     "added",
-	"restored":  "restored to the baseline",
-	"kept":      "kept your definition (--replace restores the baseline)",
-	"unchanged": "matches the baseline",
-	"skipped":   "not added",
-}
 
 // presetFlags gives `mcp` its own --preset and --list.
 func (a *app) presetFlags(c *cobra.Command) {
@@ -66,14 +52,6 @@ func completePresetArg(c *cobra.Command, args []string, s string) ([]cobra.Compl
 	return completePresets(c, args, s)
 }
 
-// presetServerText is what an apply did with one server, in words.
-func presetServerText(s ops.PresetServer) string {
-	if s.Action == "skipped" {
-		return "not added: needs " + s.Missing
-	}
-	return presetActionText[s.Action]
-}
-
 // presetCommand is `mcp preset [NAME]`: the same as `mcp --preset NAME`
 // (and, with no name, `mcp --list`), spelled the way other tools spell it.
 func (a *app) presetCommand() *cobra.Command {
@@ -113,27 +91,7 @@ func (a *app) listPresets(asJSON bool) error {
 	if asJSON {
 		return a.writeJSON(map[string]any{"presets": all})
 	}
-	w := a.env.Stdout
-	for _, p := range all {
-		fmt.Fprintf(w, "%s: %s\n", p.Name, p.Purpose)
-		if len(p.Servers) == 0 {
-			fmt.Fprintln(w, "  no servers")
-		}
-		for _, s := range p.Servers {
-			fmt.Fprintf(w, "  %s\n", s.ID)
-			for _, n := range s.Needs {
-				fmt.Fprintf(w, "    needs %s\n", n.Text)
-			}
-		}
-		var keys []string
-		for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
-			v, _ := json.Marshal(p.Settings[k])
-			keys = append(keys, k+"="+string(v))
-		}
-		if len(keys) > 0 {
-			fmt.Fprintf(w, "  settings (where unset): %s\n", strings.Join(keys, ", "))
-		}
-	}
+	render.Presets(a.env.Stdout, all)
 	return nil
 }
 
@@ -159,17 +117,7 @@ func (a *app) applyPreset(o presetOptions) error {
 	res := ap.Result
 	out := ops.PresetResult(ap, o.DryRun)
 	if !o.JSON {
-		w := a.env.Stdout
-		fmt.Fprintf(w, "preset %s (scope %s)\n", ap.Preset, ap.Scope)
-		for _, s := range out.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
-		}
-		if len(ap.Settings) > 0 {
-			fmt.Fprintf(w, "  settings         set %s\n", strings.Join(ap.Settings, ", "))
-		}
-		if !res.Changed && !o.DryRun {
-			fmt.Fprintln(w, "no change")
-		}
+		render.Applied(a.env.Stdout, ap, &out)
 	}
 	return a.finishWrite(o.Project, &out, res, ap.Written, ap.Pre, o.JSON)
 }

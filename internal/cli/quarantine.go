@@ -3,12 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/piagent/piagent/internal/ops"
+	"github.com/piagent/piagent/internal/render"
 )
 
 const quarantineLong = `Files that decide what Pi loads or what git runs (the project's .pi folder,
@@ -76,7 +76,7 @@ func (a *app) quarantineCommand() *cobra.Command {
 		if *showJSON {
 			return a.printJSONValue(q)
 		}
-		a.printQuarantine(q)
+		render.Quarantine(a.env.Stdout, q, a.op().QuarantineFolder(q.ID))
 		return nil
 	})
 	accept := &cobra.Command{
@@ -109,40 +109,6 @@ func (a *app) quarantineCommand() *cobra.Command {
 	})
 	c.AddCommand(list, show, accept, discard)
 	return c
-}
-
-func (a *app) printQuarantine(q *ops.Quarantine) {
-	w := a.env.Stdout
-	state := "unexamined: piagent pi will not start Pi in this project until you accept or discard it"
-	if q.Examined != "" {
-		state = q.Examined
-	}
-	dir := a.op().QuarantineFolder(q.ID)
-	fmt.Fprintf(w, "quarantine %s\n  project: %s\n  when:    %s, %s\n  state:   %s\n  files:   %s\n", q.ID, q.Project,
-		q.When.Local().Format("2006-01-02 15:04:05"), q.Source, state, filepath.Join(dir, "files"))
-	for _, k := range q.Changes {
-		what := map[string]string{"added": "appeared", "removed": "was removed", "changed": "changed"}[k.Change]
-		fmt.Fprintf(w, "  %s %s", k.Path, what)
-		switch {
-		case k.Kept && k.Restored && k.Change == "added":
-			fmt.Fprint(w, "; moved to the quarantine")
-		case k.Kept && k.Restored:
-			fmt.Fprint(w, "; what was there is in the quarantine, the version from the session's start is back")
-		case k.Restored:
-			fmt.Fprint(w, "; the version from the session's start is back")
-		case k.Kept:
-			fmt.Fprint(w, "; what was there is in the quarantine, but the older version could not be put back")
-		default:
-			fmt.Fprint(w, "; left as it is")
-		}
-		if k.Note != "" {
-			fmt.Fprintf(w, " (%s)", k.Note)
-		}
-		fmt.Fprintln(w)
-	}
-	if q.Examined == "" {
-		fmt.Fprintf(w, "if the change was yours: piagent quarantine accept %s\nif not:                 piagent quarantine discard %s\n", q.ID, q.ID)
-	}
 }
 
 func (a *app) printJSONValue(v any) error {

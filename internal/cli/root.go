@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
-	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/ops"
 	"github.com/piagent/piagent/internal/ops/verbs"
+	"github.com/piagent/piagent/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -28,8 +29,14 @@ func mcpCmdOf(name string) string {
 	return "piagent mcp"
 }
 
-// fix words a fix for the command the person typed.
-func (a *app) fix(f gate.Fix) string { return f.Render(a.mcpCmd()) }
+// printer words results for this invocation's person, on its stdout.
+func (a *app) printer() *render.Printer { return a.printerTo(a.env.Stdout) }
+
+// printerTo is printer with its answers written to w.
+func (a *app) printerTo(w io.Writer) *render.Printer {
+	return &render.Printer{Out: w, Err: a.env.Stderr, Name: a.name, Cmd: a.mcpCmd(), Home: a.env.Home,
+		Width: a.env.Width, Colour: a.env.Width > 0 && a.env.Getenv("NO_COLOR") == ""}
+}
 
 // op is the operations layer for this invocation's person.
 func (a *app) op() *ops.Ops {

@@ -124,7 +124,7 @@ type setupOptions struct {
 func (a *app) setup(o setupOptions) error {
 	out, err := a.op().Setup(ops.SetupOptions{Preset: o.Preset, NoMCP: o.NoMCP, DryRun: o.DryRun, Run: a.runPiPackage,
 		Seed: func(dryRun bool) (ops.Seeded, error) {
-			return a.op().SeedPreset(o.Preset, filepath.Clean(a.env.Dir), dryRun, a.fix)
+			return a.op().SeedPreset(o.Preset, filepath.Clean(a.env.Dir), dryRun, a.mcpCmd())
 		}})
 	switch {
 	case err == nil:
@@ -147,7 +147,7 @@ func (a *app) setup(o setupOptions) error {
 		if o.JSON {
 			return a.writeJSON(out)
 		}
-		a.printSetup(out)
+		a.printer().Setup(out)
 		return nil
 	}
 	return a.reportSetup(out, o.JSON)
@@ -160,7 +160,7 @@ func (a *app) reportSetup(out *ops.SetupResult, asJSON bool) error {
 			return err
 		}
 	} else {
-		a.printSetup(out)
+		a.printer().Setup(out)
 	}
 	if len(out.Problems) > 0 {
 		if asJSON {
@@ -169,57 +169,6 @@ func (a *app) reportSetup(out *ops.SetupResult, asJSON bool) error {
 		return ops.ProblemsErr(out.Problems)
 	}
 	return nil
-}
-
-func (a *app) printSetup(out *ops.SetupResult) {
-	w := a.env.Stdout
-	home := a.env.Home
-	if out.Pi != nil {
-		fmt.Fprintf(w, "pi         %s (%s)\n", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
-	}
-	if out.Node != nil {
-		fmt.Fprintf(w, "node       %s (%s)\n", out.Node.Version, ops.Display(home, "", out.Node.Path))
-	}
-	would := ""
-	if out.DryRun {
-		would = "would "
-	}
-	if len(out.ExtensionFile) > 0 {
-		fmt.Fprintf(w, "extension  %swrite %s (%d files)\n", would, ops.Display(home, "", out.Extension), len(out.ExtensionFile))
-	}
-	for _, act := range out.Actions {
-		verb := "ran"
-		if out.DryRun {
-			verb = "would run"
-		}
-		fmt.Fprintf(w, "%s: %s\n    %s\n", verb, act.Command, act.Why)
-	}
-	if len(out.Actions) == 0 {
-		fmt.Fprintln(w, "packages   nothing to install: Pi's packages already hold what setup installs")
-	}
-	if pr := out.Preset; pr != nil {
-		fmt.Fprintf(w, "preset %s (scope %s, %s)\n", pr.Preset, pr.Scope, ops.Display(home, "", pr.File))
-		skipped := false
-		for _, s := range pr.Servers {
-			fmt.Fprintf(w, "  %-16s %s\n", s.ID, presetServerText(s))
-			skipped = skipped || s.Action == "skipped"
-		}
-		if skipped {
-			fmt.Fprintf(w, "  (once it is there: piagent mcp preset %s)\n", pr.Preset)
-		}
-	}
-	printNeeds(a.env.Stderr, out.Needs)
-	switch {
-	case out.DryRun:
-		for _, p := range out.Problems {
-			fmt.Fprintf(w, "problem: %s\n  fix: %s\n", p.Reason, p.Fix)
-		}
-		fmt.Fprintln(w, "dry run: nothing changed")
-	case !out.Changed:
-		fmt.Fprintln(w, "no change")
-	case len(out.Problems) == 0:
-		fmt.Fprintln(w, "start Pi with: piagent pi")
-	}
 }
 
 func (a *app) setupCheck(asJSON bool) error {
@@ -232,65 +181,12 @@ func (a *app) setupCheck(asJSON bool) error {
 			return err
 		}
 	} else {
-		a.printCheck(out)
+		a.printer().Check(out)
 	}
 	if !out.OK {
 		return attention()
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func (a *app) printCheck(out *ops.SetupCheck) {
-	w := a.env.Stdout
-	home := a.env.Home
-	row := func(name, version, where string) {
-		fmt.Fprintf(w, "%-10s %-8s %s\n", name, orDash(version), where)
-	}
-	if out.Pi != nil {
-		row("pi", out.Pi.Version, ops.Display(home, "", out.Pi.Path))
-	} else {
-		row("pi", "", "missing")
-	}
-	if out.Node != nil {
-		row("node", out.Node.Version, ops.Display(home, "", out.Node.Path))
-	}
-	if e := out.Extension; e != nil {
-		row("extension", e.Version, fmt.Sprintf("%s (packages[%d])", ops.Display(home, "", e.Path), e.Index))
-	} else {
-		row("extension", "", "missing")
-	}
-	if ad := out.Adapter; ad != nil {
-		row("adapter", out.AdapterInstalled, fmt.Sprintf("%s (packages[%d])", ad.Source, ad.Index))
-	} else if out.WantsAdapter() {
-		row("adapter", "", "missing")
-	} else {
-		row("adapter", "", "not wanted (setup --no-mcp)")
-	}
-	if pb := out.Piagent; pb != nil {
-		row("piagent", pb.Version, ops.Display(home, "", pb.Path)+" ("+pb.Via+")")
-	} else {
-		row("piagent", "", "missing")
-	}
-	switch {
-	case out.Extension != nil && out.Adapter != nil && out.Ordered:
-		fmt.Fprintln(w, "order      the piagent extension loads before the adapter")
-	case out.Extension != nil && out.Adapter != nil:
-		fmt.Fprintln(w, "order      the adapter loads before the piagent extension")
-	}
-	fmt.Fprintf(w, "settings   %s\n", ops.Display(home, "", out.Settings))
-	for _, p := range out.Problems {
-		fmt.Fprintf(w, "problem: %s\n  fix: %s\n", p.Reason, p.Fix)
-	}
-	if out.OK {
-		fmt.Fprintln(w, "ok")
-	}
 }
 
 func (a *app) uninstallCommand() *cobra.Command {
@@ -340,20 +236,7 @@ func (a *app) uninstall(o uninstallOptions) error {
 	if o.JSON {
 		return a.writeJSON(out)
 	}
-	home := a.env.Home
-	w := a.env.Stdout
-	for _, act := range out.Actions {
-		fmt.Fprintf(w, "ran: %s\n", act.Command)
-	}
-	for _, r := range out.Removed {
-		fmt.Fprintf(w, "removed %s\n", ops.Display(home, "", r))
-	}
-	for _, k := range out.Kept {
-		fmt.Fprintf(w, "kept %s\n", k)
-	}
-	if !out.Changed {
-		fmt.Fprintln(w, "no change")
-	}
+	a.printer().Uninstall(out)
 	return nil
 }
 

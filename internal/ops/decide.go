@@ -16,16 +16,36 @@ import (
 	"github.com/piagent/piagent/internal/safefile"
 )
 
-// Decision is what approve or reject recorded.
+// Decision is what approve or reject recorded (and their --json answer).
 type Decision struct {
-	Server   string
-	Project  string
-	Decision string // approval.Approved or approval.Rejected
-	Digest   string // of the repository-owned definition
+	Action   string `json:"action"` // "approve" or "reject"
+	Server   string `json:"server"`
+	Project  string `json:"project"`
+	Decision string `json:"decision"` // approval.Approved or approval.Rejected
+	Digest   string `json:"digest"`   // of the repository-owned definition
 	// ApprovalDigest is what consent covered (approve only): the
 	// definition and every pinned file.
-	ApprovalDigest string
-	Store          string
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	Store          string `json:"store"`
+}
+
+// Preview is the --json answer of approve --dry-run (and of approve
+// --tools, which has no decision to name): what consent would cover, and
+// the preview a person reads, as the terminal shows it. A client records
+// consent to exactly this preview with approve --yes --digest
+// ApprovalDigest.
+type Preview struct {
+	Action         string `json:"action"` // "approve" or "approve-tools"
+	Server         string `json:"server"`
+	Project        string `json:"project"`
+	State          string `json:"state"`
+	ApprovalDigest string `json:"approvalDigest,omitempty"`
+	DryRun         bool   `json:"dryRun"`
+	// Waiting (approve-tools): what the server offers differs from its pin,
+	// so there is something to accept; Accepted: it was accepted.
+	Waiting  bool   `json:"waiting,omitempty"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Preview  string `json:"preview"`
 }
 
 // RepositoryServer finds a server a decision may be recorded for: one the
@@ -80,7 +100,7 @@ func (o *Ops) Approve(g *gate.Gate, s *gate.Server) (Decision, error) {
 	if err := o.Record(g.Project, s.Name, &dec); err != nil {
 		return Decision{}, err
 	}
-	return Decision{Server: s.Name, Project: g.Project, Decision: dec.Decision, Digest: dec.Digest,
+	return Decision{Action: "approve", Server: s.Name, Project: g.Project, Decision: dec.Decision, Digest: dec.Digest,
 		ApprovalDigest: s.ApprovalDigest(), Store: registry.ApprovalStore(o.Home)}, nil
 }
 
@@ -95,18 +115,20 @@ func (o *Ops) Reject(g *gate.Gate, name string) (Decision, error) {
 	if err := o.Record(g.Project, s.Name, &dec); err != nil {
 		return Decision{}, err
 	}
-	return Decision{Server: s.Name, Project: g.Project, Decision: dec.Decision, Digest: dec.Digest, Store: registry.ApprovalStore(o.Home)}, nil
+	return Decision{Action: "reject", Server: s.Name, Project: g.Project, Decision: dec.Decision, Digest: dec.Digest, Store: registry.ApprovalStore(o.Home)}, nil
 }
 
-// Reset is what reset dropped.
+// Reset is what reset dropped (and its --json answer).
 type Reset struct {
-	Project string // the project's key; "" for a stale reset
-	Server  string // "" for every decision of the project
+	Action  string `json:"action"`            // "reset"
+	Project string `json:"project,omitempty"` // the project's key; "" for a stale reset
+	Server  string `json:"server,omitempty"`  // "" for every decision of the project
+	Stale   bool   `json:"stale,omitempty"`
 	// Dropped are the projects whose decisions were dropped (with Server,
 	// that server's): the project, or none; for a stale reset, every
 	// project path that no longer exists.
-	Dropped []string
-	Store   string
+	Dropped []string `json:"dropped"`
+	Store   string   `json:"store"`
 }
 
 // Reset forgets the project's decision for server, or every decision of
@@ -126,7 +148,7 @@ func (o *Ops) Reset(dir, server string) (Reset, error) {
 		return Reset{}, refused(fmt.Errorf("cannot reset: %w", err))
 	}
 	o.RefreshLaunch(project)
-	out := Reset{Project: project, Server: server, Dropped: []string{}, Store: store.Path}
+	out := Reset{Action: "reset", Project: project, Server: server, Dropped: []string{}, Store: store.Path}
 	if found {
 		out.Dropped = append(out.Dropped, project)
 	}
@@ -148,7 +170,7 @@ func (o *Ops) ResetStale() (Reset, error) {
 	if err != nil {
 		return Reset{}, refused(fmt.Errorf("cannot reset: %w", err))
 	}
-	return Reset{Dropped: append([]string{}, dropped...), Store: store.Path}, nil
+	return Reset{Action: "reset", Stale: true, Dropped: append([]string{}, dropped...), Store: store.Path}, nil
 }
 
 // Change is what the person approved before, for a server whose

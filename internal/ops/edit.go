@@ -50,6 +50,15 @@ type Edited struct {
 	Notes  []string
 }
 
+// Answer is the edit's --json answer.
+func (e Edited) Answer() WriteResult {
+	out := NewWriteResult(e.Verb)
+	out.Name, out.DryRun, out.Scope, out.File, out.Changed = e.Server.Name, e.DryRun, e.Scope, e.File, e.Changed
+	out.DecisionDropped, out.FileRemoved = e.DecisionDropped, e.FileRemoved
+	out.Notes = append(out.Notes, e.Notes...)
+	return out
+}
+
 // Edit removes, enables or disables one server in the file that defines it
 // (or the scope's file); a repository server's switch is piagent's own
 // record, never a file in the repository (issue 38: a file in its .pi/

@@ -1,7 +1,5 @@
 package ops
 
-import "github.com/piagent/piagent/internal/gate"
-
 // WriteResult is the answer of a write verb (add, remove, enable, disable,
 // a preset apply): what was written where, what it approved, what the
 // person should know and what the servers still need. It is their --json,
@@ -39,11 +37,11 @@ func PresetResult(ap Applied, dryRun bool) WriteResult {
 }
 
 // Finished adds what FinishWrite did to the answer: the approvals, the
-// notes (worded by word, for the command the person typed) and the needs.
-func (out *WriteResult) Finished(w Written, word func(gate.Fix) string) {
+// notes (worded for prog, the command the person typed) and the needs.
+func (out *WriteResult) Finished(w Written, prog string) {
 	out.Approved = append(out.Approved, w.Approved...)
 	for _, n := range w.Notes {
-		out.Notes = append(out.Notes, word(n))
+		out.Notes = append(out.Notes, n.Render(prog))
 	}
 	out.Needs = append(out.Needs, w.Needs...)
 }
@@ -52,8 +50,8 @@ func (out *WriteResult) Finished(w Written, word func(gate.Fix) string) {
 // the way `piagent mcp --preset NAME --scope global --replace` does, with
 // only the servers this machine can run (the others skipped, with what
 // they need), then finished as that command finishes it. project is the
-// working directory; word words the notes.
-func (o *Ops) SeedPreset(name, project string, dryRun bool, word func(gate.Fix) string) (Seeded, error) {
+// working directory; the notes are worded for prog.
+func (o *Ops) SeedPreset(name, project string, dryRun bool, prog string) (Seeded, error) {
 	ap, err := o.ApplyPreset(PresetOptions{Name: name, Scope: DefaultScope, Project: project, Replace: true, DryRun: dryRun, Missing: o.MissingRuntime})
 	if err != nil {
 		return Seeded{}, err
@@ -64,6 +62,6 @@ func (o *Ops) SeedPreset(name, project string, dryRun bool, word func(gate.Fix) 
 		return Seeded{Answer: &out, Changed: out.Changed, Needs: out.Needs}, nil
 	}
 	w, err := o.FinishWrite(project, ap.Result, ap.Written, ap.Pre, false)
-	out.Finished(w, word)
+	out.Finished(w, prog)
 	return Seeded{Answer: &out, Changed: out.Changed, Needs: out.Needs}, err
 }
