@@ -646,7 +646,9 @@ const clockTicks = 100
 // with it; it alternates between two contents so the approval holds
 // every other time. after-write-pause leaves 2 ms between the write and
 // the request, as the model's turn does (what the helper could do in the
-// meantime), against quiet-pause, the same pause with no write.
+// meantime), against quiet-pause, the same pause with no write; quiet-gap
+// is after-write's baseline back to back, the same write where the helper
+// watches nothing.
 func BenchmarkHelperAfterWrite(b *testing.B) {
 	dir := bins(b)
 	read := `{"id":1,"method":"decide","params":{"toolName":"read","input":{"path":"src/a.go"}}}` + "\n"
@@ -679,6 +681,25 @@ func BenchmarkHelperAfterWrite(b *testing.B) {
 			b.Run("quiet-pause", func(b *testing.B) {
 				measureEach(b, h, func(int) string {
 					time.Sleep(2 * time.Millisecond)
+					return read
+				})
+			})
+			// after-write's baseline back to back: the same write made
+			// where the helper watches nothing, so the request meets the
+			// same gap and the same waking, and nothing to notice
+			aside := filepath.Join(b.TempDir(), "aside.js")
+			if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+				d, err := os.MkdirTemp("/dev/shm", "piagent-perf-")
+				if err == nil {
+					defer os.RemoveAll(d)
+					aside = filepath.Join(d, "aside.js")
+				}
+			}
+			b.Run("quiet-gap", func(b *testing.B) {
+				measureEach(b, h, func(i int) string {
+					if err := os.WriteFile(aside, fmt.Appendf(nil, "// %d\n", i%2), 0o644); err != nil {
+						b.Fatal(err)
+					}
 					return read
 				})
 			})
