@@ -100,7 +100,6 @@ var baseProtected = []string{
 	"~/.config/helm/registry/**",
 	"~/.config/composer/auth.json",
 	"~/.composer/auth.json",
-	"~/.nuget/NuGet/NuGet.Config",
 	"~/.bundle/config",
 	"~/.ivy2/.credentials",
 	"~/.sbt/.credentials",

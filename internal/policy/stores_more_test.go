@@ -21,7 +21,7 @@ var moreStores = []string{
 	".cloudflared/cert.pem", ".cloudflared/0a1b.json", ".config/stripe/config.toml", ".supabase/access-token",
 	".railway/config.json", ".config/ngrok/ngrok.yml", ".ngrok2/ngrok.yml", ".sentryclirc",
 	".config/helm/repositories.yaml", ".config/helm/registry/config.json", ".config/composer/auth.json",
-	".composer/auth.json", ".nuget/NuGet/NuGet.Config", ".bundle/config", ".ivy2/.credentials", ".sbt/.credentials",
+	".composer/auth.json", ".bundle/config", ".ivy2/.credentials", ".sbt/.credentials",
 	".gitcookies", ".subversion/auth/svn.simple/0a1b", ".config/tea/config.yml",
 	".docker/key.pem", ".docker/cert.pem", ".docker/ca.pem", ".docker/machine/certs/key.pem",
 	".docker/contexts/tls/0a1b/docker/key.pem", ".minikube/profiles/minikube/client.key", ".minikube/ca.key",
@@ -33,10 +33,13 @@ var moreStores = []string{
 
 // besideMoreStores are files beside those stores that hold no secret and
 // stay readable: the model caches, packages and build state the same tools
-// keep.
+// keep. NuGet's user NuGet.Config is among them: dotnet writes it at its
+// first run with nuget.org alone, and hidden (an empty file, or one that
+// cannot be read) it fails every restore in the sandbox; a password put
+// there is the person's to add to their policy.
 var besideMoreStores = []string{
 	".cache/huggingface/hub/models--x/config.json", ".minikube/cache/iso/minikube.iso", ".docker/buildx/instances/x",
-	".nuget/packages/x/1.0.0/x.nuspec", ".config/composer/composer.json", ".config/helm/plugins/x/plugin.yaml",
+	".nuget/packages/x/1.0.0/x.nuspec", ".nuget/NuGet/NuGet.Config", ".config/composer/composer.json", ".config/helm/plugins/x/plugin.yaml",
 	".cache/pip/http/x",
 }
 

@@ -20,7 +20,7 @@ var moreStores = []string{
 	".cloudflared/cert.pem", ".config/stripe/config.toml", ".supabase/access-token", ".railway/config.json",
 	".config/ngrok/ngrok.yml", ".ngrok2/ngrok.yml", ".sentryclirc", ".config/helm/repositories.yaml",
 	".config/helm/registry/config.json", ".config/composer/auth.json", ".composer/auth.json",
-	".nuget/NuGet/NuGet.Config", ".bundle/config", ".ivy2/.credentials", ".sbt/.credentials", ".gitcookies",
+	".bundle/config", ".ivy2/.credentials", ".sbt/.credentials", ".gitcookies",
 	".subversion/auth/svn.simple/0a1b", ".config/tea/config.yml", ".docker/key.pem", ".docker/machine/certs/key.pem",
 	".docker/contexts/tls/0a1b/docker/key.pem", ".minikube/profiles/minikube/client.key", ".minikube/ca.key",
 	".codex/auth.json", ".huggingface/token", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
