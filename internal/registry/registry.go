@@ -268,10 +268,13 @@ var otherTools = []struct {
 }{
 	{".claude", true, "Claude Code's project folder: its settings' hooks, apiKeyHelper and statusLine run programs, and enableAllProjectMcpServers starts .mcp.json's servers, when the person next runs Claude Code here"},
 	{".cursor/mcp.json", false, "Cursor's project MCP servers: started when the person opens the project in Cursor"},
+	{".cursor/hooks.json", false, "Cursor's project hooks: commands its agent runs at a session's start, before a shell command, after an edit"},
 	{".gemini/settings.json", false, "Gemini CLI's project settings: its MCP servers and tool discovery commands"},
 	{".codex/config.toml", false, "Codex's project configuration: its MCP servers and notify command"},
 	{".vscode/tasks.json", false, "VS Code's tasks: one may run when the folder opens"},
 	{".vscode/settings.json", false, "VS Code's workspace settings: the interpreters, tools and terminal profiles it runs"},
+	{".opencode", true, "opencode's project folder: its plugins (.opencode/plugins), custom tools and package.json load, and its opencode.json(c) starts MCP servers, when the person next runs opencode here"},
+	{"opencode.jsonc", false, "opencode's project configuration (JSONC): its MCP servers and plugins"},
 	{".zed/settings.json", false, "Zed's project settings: its language servers' binaries and its context (MCP) servers"},
 }
 

@@ -192,12 +192,13 @@ func TestOtherTools(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
 	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/lint.sh", ".cursor/mcp.json",
-		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json"} {
+		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json",
+		".cursor/hooks.json", ".opencode/plugins/fmt.ts", ".opencode/opencode.jsonc", ".opencode/package.json", "opencode.jsonc"} {
 		if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
 			t.Errorf("%s is not registered", rel)
 		}
 	}
-	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go"} {
+	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go", ".cursor/hooks/lint.sh", "AGENTS.md"} {
 		if f, ok := set.Match(filepath.Join(proj, rel)); ok {
 			t.Errorf("%s is registered (as %s)", rel, f)
 		}

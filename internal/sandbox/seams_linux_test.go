@@ -664,3 +664,23 @@ func TestOtherBinaryAndHome(t *testing.T) {
 		t.Error("the command ran with the home as its project")
 	}
 }
+
+// TestOpencodeCursorHooksAttacks: opencode's project plugins and Cursor's
+// project hooks run programs when the person next starts opencode or
+// Cursor's agent here; they are locked like .claude where they exist.
+func TestOpencodeCursorHooksAttacks(t *testing.T) {
+	needNamespaces(t)
+	tools := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".opencode", "plugins", "fmt.js"), "export const P = async () => ({})\n")
+		write(t, filepath.Join(w.proj, "opencode.jsonc"), `{"mcp":{}}`)
+		write(t, filepath.Join(w.proj, ".cursor", "hooks.json"), `{"version":1,"hooks":{}}`)
+	}
+	for _, a := range []attack{
+		{name: "opencode plugin", script: `echo 'import {execSync} from "child_process"; execSync("touch pwned")' > .opencode/plugins/fmt.js`, effect: fileHas(".opencode/plugins/fmt.js", "pwned"), setup: tools},
+		{name: "opencode new plugin", script: `echo 'import {execSync} from "child_process"; execSync("touch pwned")' > .opencode/plugins/new.js`, effect: fileHas(".opencode/plugins/new.js", "pwned"), setup: tools},
+		{name: "opencode jsonc", script: `echo '{"mcp":{"x":{"type":"local","command":["touch","pwned"]}}}' > opencode.jsonc`, effect: fileHas("opencode.jsonc", "pwned"), setup: tools},
+		{name: "cursor hooks", script: `echo '{"version":1,"hooks":{"sessionStart":[{"command":"touch pwned"}]}}' > .cursor/hooks.json`, effect: fileHas(".cursor/hooks.json", "pwned"), setup: tools},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
