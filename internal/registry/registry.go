@@ -15,6 +15,7 @@ package registry
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -383,21 +384,31 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 			if inc, ok := fromGit(home, filepath.Dir(f.path), v); ok {
 				included = append(included, inc)
 				queue = append(queue, file{inc, f.depth + 1})
+				// git reads where a link leads (a dotfiles layout's
+				// .gitconfig -> tools/gitconfig): that file is config too
+				if r, err := filepath.EvalSymlinks(inc); err == nil && r != inc {
+					included = append(included, r)
+				}
 			}
 		}
 	}
 	return included, hooks
 }
 
-// fromGit is a path git reads in a config value: ~/ from home, a relative
-// one from dir; false for another user's home (outside every writable
-// folder) or a ~ without a home.
+// fromGit is a path git reads in a config value: ~/ from home, ~NAME/
+// from that user's home (the person's own by name among them), a relative
+// one from dir; false for a ~ without a home or an unknown user.
 func fromGit(home, dir, v string) (string, bool) {
 	switch {
 	case v == "~" || strings.HasPrefix(v, "~/"):
 		return filepath.Join(home, v[1:]), home != ""
 	case strings.HasPrefix(v, "~"):
-		return "", false
+		name, rest, _ := strings.Cut(v[1:], "/")
+		u, err := user.Lookup(name)
+		if err != nil || u.HomeDir == "" {
+			return "", false
+		}
+		return filepath.Join(u.HomeDir, rest), true
 	default:
 		return absFrom(dir, v), true
 	}

@@ -189,6 +189,25 @@ func TestOtherToolsAttacks(t *testing.T) {
 	}
 }
 
+// TestGitIncludeFormAttacks: an include whose path value is continued on
+// the next line (git joins it) names a file git reads as config all the
+// same. (An included file that is a link is refused by the sandbox whole:
+// it opens its mounts' folders without following links, so nothing runs;
+// the engine's TestGitIncludeFormWrites holds Pi's tools off its target.)
+func TestGitIncludeFormAttacks(t *testing.T) {
+	needNamespaces(t)
+	continued := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n[include]\n\tpath = ../sha\\\nred.gitconfig\n")
+		write(t, filepath.Join(w.proj, "shared.gitconfig"), "[diff \"lockb\"]\n\ttextconv = bun\n")
+	}
+	for _, a := range []attack{
+		{name: "continued include", script: `printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: continued},
+		{name: "continued include replaced", script: `mv shared.gitconfig old && echo '[alias] st = !touch pwned' > shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: continued},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
 // TestServerStartupHook: an approved server's start-up write of a hook, the
 // moment before the session's first call, is refused too.
 func TestServerStartupHook(t *testing.T) {
