@@ -349,7 +349,7 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
 	}
 	for _, g := range gitDirs {
-		files = append(files, filepath.Join(g, "config"))
+		files = append(files, filepath.Join(g, "config"), filepath.Join(g, "config.worktree"))
 	}
 	seen := map[string]bool{}
 	type file struct {
@@ -422,9 +422,10 @@ var gitHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "
 	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change"}
 
 // GitPaths are the registry's entries for what git reads beyond the git
-// folder for project (gitEntries): the hooks folders core.hooksPath names
-// and the files git's config includes. The launcher's baseline watches
-// those inside the project.
+// folder's config and hooks for project (gitEntries): each git folder's
+// config.worktree, the hooks folders core.hooksPath names and the files
+// git's config includes. The launcher's baseline watches those inside the
+// project.
 func GitPaths(home, project string) []Entry { return gitEntries(home, project, gitDirs(project)) }
 
 // gitEntries registers each file gitConfigs finds included, and each hooks
@@ -435,6 +436,13 @@ func GitPaths(home, project string) []Entry { return gitEntries(home, project, g
 func gitEntries(home, project string, gitDirs []string) []Entry {
 	const what = "git's hooks folder, named by core.hooksPath: code git runs for the person"
 	var out []Entry
+	for _, g := range gitDirs {
+		// git sparse-checkout and per-worktree settings set
+		// extensions.worktreeConfig; git then reads this file as config.
+		// Absent, no mount can keep it: the launcher's baseline and the
+		// session's integrity check watch it through GitPaths.
+		out = append(out, Entry{Path: filepath.Join(g, "config.worktree"), Owner: Git, What: "git's per-worktree config, read as config where extensions.worktreeConfig is set (git sparse-checkout sets it)"})
+	}
 	included, hooks := gitConfigs(home, project, gitDirs)
 	for _, f := range included {
 		out = append(out, Entry{Path: f, Owner: Git, What: "a file git's config includes: its settings, like the config's own, run programs for the person"})

@@ -703,3 +703,21 @@ func TestOpencodeCursorHooksAttacks(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) { a.check(t) })
 	}
 }
+
+// TestWorktreeConfigAttacks: with extensions.worktreeConfig set (git
+// sparse-checkout sets it), git reads the git folder's config.worktree as
+// config: its core.fsmonitor runs at the person's next git status. It is
+// locked like .git/config.
+func TestWorktreeConfigAttacks(t *testing.T) {
+	needNamespaces(t)
+	sparse := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n")
+		write(t, filepath.Join(w.proj, ".git", "config.worktree"), "[core]\n\tsparseCheckout = true\n")
+	}
+	for _, a := range []attack{
+		{name: "append a setting", script: `printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> .git/config.worktree`, effect: fileHas(".git/config.worktree", "pwned"), setup: sparse},
+		{name: "python rewrite", script: `python3 -c "open('.git/config.work'+'tree','w').write('[core]\\n\\tfsmonitor = touch pwned')"`, effect: fileHas(".git/config.worktree", "pwned"), setup: sparse},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
