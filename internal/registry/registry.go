@@ -276,6 +276,8 @@ var otherTools = []struct {
 	{".vscode/settings.json", false, "VS Code's workspace settings: the interpreters, tools and terminal profiles it runs"},
 	{".opencode", true, "opencode's project folder: its plugins (.opencode/plugins), custom tools and package.json load, and its opencode.json(c) starts MCP servers, when the person next runs opencode here"},
 	{"opencode.jsonc", false, "opencode's project configuration (JSONC): its MCP servers and plugins"},
+	{".roo/mcp.json", false, "Roo Code's project MCP servers: started when the person opens the project with Roo Code"},
+	{".kiro/settings/mcp.json", false, "Kiro's workspace MCP servers: started when the person opens the project in Kiro"},
 	{".zed/settings.json", false, "Zed's project settings: its language servers' binaries and its context (MCP) servers"},
 }
 

@@ -195,12 +195,12 @@ func TestOtherTools(t *testing.T) {
 	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
 	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/lint.sh", ".cursor/mcp.json",
 		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json",
-		".cursor/hooks.json", ".opencode/plugins/fmt.ts", ".opencode/opencode.jsonc", ".opencode/package.json", "opencode.jsonc"} {
+		".cursor/hooks.json", ".opencode/plugins/fmt.ts", ".opencode/opencode.jsonc", ".opencode/package.json", "opencode.jsonc", ".roo/mcp.json", ".kiro/settings/mcp.json"} {
 		if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
 			t.Errorf("%s is not registered", rel)
 		}
 	}
-	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go", ".cursor/hooks/lint.sh", "AGENTS.md"} {
+	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go", ".cursor/hooks/lint.sh", "AGENTS.md", ".roo/rules/style.md", ".kiro/steering/product.md"} {
 		if f, ok := set.Match(filepath.Join(proj, rel)); ok {
 			t.Errorf("%s is registered (as %s)", rel, f)
 		}

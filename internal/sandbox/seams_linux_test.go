@@ -721,3 +721,21 @@ func TestWorktreeConfigAttacks(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) { a.check(t) })
 	}
 }
+
+// TestRooKiroMCPAttacks: Roo Code's and Kiro's project MCP files start
+// their servers when the person opens the project in them; they are
+// locked like .cursor/mcp.json where they exist.
+func TestRooKiroMCPAttacks(t *testing.T) {
+	needNamespaces(t)
+	tools := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".roo", "mcp.json"), `{"mcpServers":{}}`)
+		write(t, filepath.Join(w.proj, ".kiro", "settings", "mcp.json"), `{"mcpServers":{}}`)
+	}
+	servers := `{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}`
+	for _, a := range []attack{
+		{name: "roo", script: `echo '` + servers + `' > .roo/mcp.json`, effect: fileHas(".roo/mcp.json", "pwned"), setup: tools},
+		{name: "kiro", script: `python3 -c "open('.kiro/settings/mc'+'p.json','w').write('` + servers + `')"`, effect: fileHas(".kiro/settings/mcp.json", "pwned"), setup: tools},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
