@@ -739,3 +739,42 @@ func TestRooKiroMCPAttacks(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) { a.check(t) })
 	}
 }
+
+// TestLandlockOnlyOrphans: without namespaces the protected files inside
+// the project are watched, not locked: the session's integrity check at
+// the next call, and the launcher's baseline when Pi exits, find what a
+// command wrote. A command that leaves a process behind (setsid nohup, a
+// double fork) had it write a Claude Code hook after both had looked; in
+// a PID namespace it dies with the command. Under Landlock alone it must
+// die too: the control shows the write lands unconfined.
+func TestLandlockOnlyOrphans(t *testing.T) {
+	needSandbox(t)
+	script := `(setsid nohup sh -c 'sleep 1; mkdir -p .claude; echo pwned > .claude/settings.json' >/dev/null 2>&1 &); (sh -c 'sleep 1; echo pwned > late.txt' &) ; echo started`
+	for _, confined := range []bool{true, false} {
+		w := newWorld(t)
+		var cmd *exec.Cmd
+		if confined {
+			cmd = exec.Command(faultBin, "sandbox", "exec", "--", "/bin/bash", "-c", script)
+			cmd.Env = append(w.env, "PIAGENT_SANDBOX_FAULT=mount")
+		} else {
+			cmd = exec.Command("/bin/bash", "-c", script)
+			cmd.Env = w.env
+		}
+		cmd.Dir = w.proj
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "started") {
+			t.Fatalf("confined %v: %v\n%s", confined, err, out)
+		}
+		if confined && !strings.Contains(string(out), "Landlock and seccomp alone") {
+			t.Fatalf("not run under Landlock alone:\n%s", out)
+		}
+		time.Sleep(2500 * time.Millisecond)
+		hook, late := fileHas(".claude/settings.json", "pwned")(t, w), fileHas("late.txt", "pwned")(t, w)
+		switch {
+		case confined && (hook || late):
+			t.Errorf("a process the command left behind wrote after it ended (hook %v, late.txt %v)", hook, late)
+		case !confined && !(hook && late):
+			t.Errorf("control: unconfined, the processes left behind did not write (hook %v, late.txt %v), so the test shows nothing", hook, late)
+		}
+	}
+}
