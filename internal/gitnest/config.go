@@ -148,7 +148,7 @@ func isAlnum(c byte) bool {
 // git runs the last one's hooks instead of those in the git folder.
 func HooksPaths(text []byte) []string {
 	var out []string
-	for _, s := range settings(text) {
+	for _, s := range bothReadings(text) {
 		if s.pattern == "core.hookspath" {
 			if v := configValue(s.value); v != "" {
 				out = append(out, v)
@@ -164,7 +164,7 @@ func HooksPaths(text []byte) []string {
 // passed over).
 func Includes(text []byte) []string {
 	var out []string
-	for _, s := range settings(text) {
+	for _, s := range bothReadings(text) {
 		if s.pattern == "include.path" || s.pattern == "includeif.*.path" {
 			if v := configValue(s.value); v != "" {
 				out = append(out, v)
@@ -172,6 +172,49 @@ func Includes(text []byte) []string {
 		}
 	}
 	return out
+}
+
+// bothReadings are the settings of text read line by line and, after
+// them, those of text with each value continued on the next line joined
+// (a backslash ending a line: git reads "path = ../sha\" and "red.gitconfig"
+// as one value). Both are kept: a backslash ending a comment continues
+// nothing in git, and the joined reading would lose the setting after it.
+func bothReadings(text []byte) []setting {
+	out := settings(text)
+	if j := joinContinued(string(text)); j != string(text) {
+		out = append(out, settings([]byte(j))...)
+	}
+	return out
+}
+
+// joinContinued removes each backslash-newline whose backslash is not
+// itself escaped.
+func joinContinued(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\\' {
+			n := 0
+			for i+n < len(text) && text[i+n] == '\\' {
+				n++
+			}
+			b.WriteString(text[i : i+n-n%2])
+			i += n - 1
+			if n%2 == 1 {
+				rest := text[i+1:]
+				switch {
+				case strings.HasPrefix(rest, "\n"):
+					i++
+				case strings.HasPrefix(rest, "\r\n"):
+					i += 2
+				default:
+					b.WriteByte('\\')
+				}
+			}
+			continue
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
 }
 
 // configValue is a setting's raw text after its "=" as git reads it: a

@@ -187,3 +187,15 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check = %+v, want mod/.git and sub/.git", r)
 	}
 }
+
+// TestIncludesContinued: git joins a value a backslash ends with the next
+// line; an escaped backslash ending a line continues nothing, and the
+// line-by-line reading is kept beside the joined one.
+func TestIncludesContinued(t *testing.T) {
+	got := Includes([]byte("[include]\n\tpath = ../sha\\\nred.gitconfig\n[include]\r\n\tpath = a\\\r\nb\n[include]\n\tpath = c\\\\\n[include]\n\tpath = d\n"))
+	for _, want := range []string{"../shared.gitconfig", "ab", "c\\", "d"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%q not among %q", want, got)
+		}
+	}
+}

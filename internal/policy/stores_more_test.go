@@ -48,6 +48,33 @@ var besideMoreStores = []string{
 // what lies beside them stays readable and off that list.
 func TestMoreSecretStores(t *testing.T) {
 	t.Parallel()
+	checkStores(t, moreStores, besideMoreStores)
+}
+
+// codingToolStores are stores the list above still missed: opencode's
+// provider keys (auth.json) and its MCP servers' OAuth tokens
+// (mcp-auth.json), and Teleport's tsh keys and certificates.
+var codingToolStores = []string{
+	".local/share/opencode/auth.json", ".local/share/opencode/mcp-auth.json",
+	".tsh/keys/proxy.example.com/alice", ".tsh/keys/proxy.example.com/alice-ssh/root-cert.pub",
+}
+
+// besideCodingToolStores are opencode's sessions and logs: no secret.
+var besideCodingToolStores = []string{
+	".local/share/opencode/storage/session/x.json", ".local/share/opencode/log/x.log",
+}
+
+// TestCodingToolStores: the same for them.
+func TestCodingToolStores(t *testing.T) {
+	t.Parallel()
+	checkStores(t, codingToolStores, besideCodingToolStores)
+}
+
+// checkStores: every tool is refused each of stores, reading as writing,
+// and the sandbox's list of stores holds each (or its folder); beside
+// stays readable and off that list.
+func checkStores(t *testing.T, moreStores, besideMoreStores []string) {
+	t.Helper()
 	p := mustMerge(t, "", "")
 	for _, rel := range moreStores {
 		path := "~/" + rel

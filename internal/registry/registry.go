@@ -15,6 +15,7 @@ package registry
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -268,10 +269,15 @@ var otherTools = []struct {
 }{
 	{".claude", true, "Claude Code's project folder: its settings' hooks, apiKeyHelper and statusLine run programs, and enableAllProjectMcpServers starts .mcp.json's servers, when the person next runs Claude Code here"},
 	{".cursor/mcp.json", false, "Cursor's project MCP servers: started when the person opens the project in Cursor"},
+	{".cursor/hooks.json", false, "Cursor's project hooks: commands its agent runs at a session's start, before a shell command, after an edit"},
 	{".gemini/settings.json", false, "Gemini CLI's project settings: its MCP servers and tool discovery commands"},
 	{".codex/config.toml", false, "Codex's project configuration: its MCP servers and notify command"},
 	{".vscode/tasks.json", false, "VS Code's tasks: one may run when the folder opens"},
 	{".vscode/settings.json", false, "VS Code's workspace settings: the interpreters, tools and terminal profiles it runs"},
+	{".opencode", true, "opencode's project folder: its plugins (.opencode/plugins), custom tools and package.json load, and its opencode.json(c) starts MCP servers, when the person next runs opencode here"},
+	{"opencode.jsonc", false, "opencode's project configuration (JSONC): its MCP servers and plugins"},
+	{".roo/mcp.json", false, "Roo Code's project MCP servers: started when the person opens the project with Roo Code"},
+	{".kiro/settings/mcp.json", false, "Kiro's workspace MCP servers: started when the person opens the project in Kiro"},
 	{".zed/settings.json", false, "Zed's project settings: its language servers' binaries and its context (MCP) servers"},
 }
 
@@ -345,7 +351,7 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
 	}
 	for _, g := range gitDirs {
-		files = append(files, filepath.Join(g, "config"))
+		files = append(files, filepath.Join(g, "config"), filepath.Join(g, "config.worktree"))
 	}
 	seen := map[string]bool{}
 	type file struct {
@@ -380,21 +386,31 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 			if inc, ok := fromGit(home, filepath.Dir(f.path), v); ok {
 				included = append(included, inc)
 				queue = append(queue, file{inc, f.depth + 1})
+				// git reads where a link leads (a dotfiles layout's
+				// .gitconfig -> tools/gitconfig): that file is config too
+				if r, err := filepath.EvalSymlinks(inc); err == nil && r != inc {
+					included = append(included, r)
+				}
 			}
 		}
 	}
 	return included, hooks
 }
 
-// fromGit is a path git reads in a config value: ~/ from home, a relative
-// one from dir; false for another user's home (outside every writable
-// folder) or a ~ without a home.
+// fromGit is a path git reads in a config value: ~/ from home, ~NAME/
+// from that user's home (the person's own by name among them), a relative
+// one from dir; false for a ~ without a home or an unknown user.
 func fromGit(home, dir, v string) (string, bool) {
 	switch {
 	case v == "~" || strings.HasPrefix(v, "~/"):
 		return filepath.Join(home, v[1:]), home != ""
 	case strings.HasPrefix(v, "~"):
-		return "", false
+		name, rest, _ := strings.Cut(v[1:], "/")
+		u, err := user.Lookup(name)
+		if err != nil || u.HomeDir == "" {
+			return "", false
+		}
+		return filepath.Join(u.HomeDir, rest), true
 	default:
 		return absFrom(dir, v), true
 	}
@@ -408,9 +424,10 @@ var gitHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "
 	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change"}
 
 // GitPaths are the registry's entries for what git reads beyond the git
-// folder for project (gitEntries): the hooks folders core.hooksPath names
-// and the files git's config includes. The launcher's baseline watches
-// those inside the project.
+// folder's config and hooks for project (gitEntries): each git folder's
+// config.worktree, the hooks folders core.hooksPath names and the files
+// git's config includes. The launcher's baseline watches those inside the
+// project.
 func GitPaths(home, project string) []Entry { return gitEntries(home, project, gitDirs(project)) }
 
 // gitEntries registers each file gitConfigs finds included, and each hooks
@@ -421,6 +438,13 @@ func GitPaths(home, project string) []Entry { return gitEntries(home, project, g
 func gitEntries(home, project string, gitDirs []string) []Entry {
 	const what = "git's hooks folder, named by core.hooksPath: code git runs for the person"
 	var out []Entry
+	for _, g := range gitDirs {
+		// git sparse-checkout and per-worktree settings set
+		// extensions.worktreeConfig; git then reads this file as config.
+		// Absent, no mount can keep it: the launcher's baseline and the
+		// session's integrity check watch it through GitPaths.
+		out = append(out, Entry{Path: filepath.Join(g, "config.worktree"), Owner: Git, What: "git's per-worktree config, read as config where extensions.worktreeConfig is set (git sparse-checkout sets it)"})
+	}
 	included, hooks := gitConfigs(home, project, gitDirs)
 	for _, f := range included {
 		out = append(out, Entry{Path: f, Owner: Git, What: "a file git's config includes: its settings, like the config's own, run programs for the person"})

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -192,14 +194,55 @@ func TestOtherTools(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
 	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/lint.sh", ".cursor/mcp.json",
-		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json"} {
+		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".zed/settings.json",
+		".cursor/hooks.json", ".opencode/plugins/fmt.ts", ".opencode/opencode.jsonc", ".opencode/package.json", "opencode.jsonc", ".roo/mcp.json", ".kiro/settings/mcp.json"} {
 		if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
 			t.Errorf("%s is not registered", rel)
 		}
 	}
-	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go"} {
+	for _, rel := range []string{"CLAUDE.md", ".cursor/rules/style.mdc", ".vscode/launch.json", ".vscode/extensions.json", ".gemini/GEMINI.md", "src/a.go", ".cursor/hooks/lint.sh", "AGENTS.md", ".roo/rules/style.md", ".kiro/steering/product.md"} {
 		if f, ok := set.Match(filepath.Join(proj, rel)); ok {
 			t.Errorf("%s is registered (as %s)", rel, f)
 		}
+	}
+}
+
+// TestGitIncludeForms: includes git honours in forms the reading missed.
+// An included file that is a link (.gitconfig -> tools/gitconfig, a
+// dotfiles layout): git reads where it leads, so that file is registered
+// too. A value continued on the next line (path = ../sha\ newline
+// red.gitconfig). A path from the person's own home by name (~alice/…),
+// which git expands as it does ~/.
+func TestGitIncludeForms(t *testing.T) {
+	t.Parallel()
+	home, proj := t.TempDir(), t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	me, err := user.Current()
+	if err != nil || me.HomeDir == "" || strings.ContainsAny(me.Username, "/ \\") {
+		t.Skip("no user name here")
+	}
+	write(filepath.Join(proj, ".git", "config"), "[include]\n\tpath = ../.gitconfig\n[include]\n\tpath = ../sha\\\nred.gitconfig\n[include]\n\tpath = ~"+me.Username+"/.gitconfig-by-name\n")
+	write(filepath.Join(proj, "tools", "gitconfig"), "[diff \"lockb\"]\n\ttextconv = bun\n")
+	if err := os.Symlink(filepath.Join("tools", "gitconfig"), filepath.Join(proj, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	set := NewSet(List(Input{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), Project: proj}))
+	for _, p := range []string{
+		filepath.Join(proj, ".gitconfig"), filepath.Join(proj, "tools", "gitconfig"), filepath.Join(proj, "shared.gitconfig"),
+		filepath.Join(me.HomeDir, ".gitconfig-by-name"),
+	} {
+		if _, ok := set.Match(p); !ok {
+			t.Errorf("%s is not registered", p)
+		}
+	}
+	if f, ok := set.Match(filepath.Join(proj, "tools", "other")); ok {
+		t.Errorf("tools/other is registered (as %s)", f)
 	}
 }

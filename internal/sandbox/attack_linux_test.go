@@ -989,7 +989,7 @@ func TestRegistryWritesUnderSandbox(t *testing.T) {
 			// tools' files, are the integrity watch's
 			// (engine.newIntegrity, TestOtherToolsIntegrity): a change
 			// there is put back and blocks the session
-			watched := e.Owner == registry.Git && slices.Contains([]string{"commondir", "info", "worktrees"}, filepath.Base(e.Path)) ||
+			watched := e.Owner == registry.Git && slices.Contains([]string{"commondir", "info", "worktrees", "config.worktree"}, filepath.Base(e.Path)) ||
 				e.Owner == registry.Tools
 			if e.Owner != registry.MCP && !watched {
 				t.Errorf("%s (%s) is not protected by the sandbox", e.Path, e.Owner)

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -153,15 +154,115 @@ func ExecWith(p Profile, argv, env []string, o ExecOptions) error {
 	return execLandlockOnly(p, st, path, argv, env)
 }
 
-// execLandlockOnly confines this thread and replaces the process with the
-// command: no namespace, so the protected paths inside writable folders are
-// the guard's and the watch's to keep.
+// execLandlockOnly runs the command on a thread it confines: no
+// namespace, so the protected paths inside writable folders are the
+// guard's and the watch's to keep. The watch looks at the next call and
+// when Pi exits; a process the command leaves behind (setsid nohup, a
+// double fork) would write after both, where a PID namespace's end kills
+// it. So this process stays, the subreaper of all the command starts,
+// and kills what is left when the command ends (supervise).
 func execLandlockOnly(p Profile, st Status, path string, argv, env []string) error {
-	runtime.LockOSThread()
-	if err := confineThread(p, st.ABI, false, false, nil, faultFromEnv()); err != nil {
+	return supervise(path, argv, env, func() error {
+		return confineThread(p, st.ABI, false, false, nil, faultFromEnv())
+	}, func() {})
+}
+
+// supervise runs path as this process's child from a thread confine
+// confines, forwards the terminal's signals to it, and, when it ends,
+// runs done (the proxy's drain), kills every process it left behind
+// (reparented here: this process is their subreaper; before this process
+// exits, so before the call's answer and any later look), and exits with
+// its status. It is not
+// dumpable, so the command cannot open its /proc files; where Landlock
+// scopes signals (ABI 6) the command cannot kill it either.
+func supervise(path string, argv, env []string, confine func() error, done func()) error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("become the command's subreaper: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, env)
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	type started struct {
+		pid int
+		err error
+	}
+	startc, donec := make(chan started, 1), make(chan syscall.WaitStatus, 1)
+	go func() {
+		// This thread confines itself, starts the command and waits for
+		// it; it is never unlocked, so it ends with this goroutine and no
+		// other goroutine ever runs confined.
+		runtime.LockOSThread()
+		if err := confine(); err != nil {
+			startc <- started{err: err}
+			return
+		}
+		pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: dir, Env: env, Files: []uintptr{0, 1, 2},
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}})
+		startc <- started{pid, err}
+		if err != nil {
+			return
+		}
+		for {
+			var ws syscall.WaitStatus
+			_, err := syscall.Wait4(pid, &ws, 0, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			donec <- ws
+			return
+		}
+	}()
+	s := <-startc
+	if s.err != nil {
+		return s.err
+	}
+	for {
+		select {
+		case sig := <-sigs:
+			syscall.Kill(s.pid, sig.(syscall.Signal))
+		case ws := <-donec:
+			done()
+			killLeftBehind()
+			os.Exit(exitCode(ws))
+		}
+	}
+}
+
+// killLeftBehind kills this subreaper's remaining children, and the
+// children each leaves in turn, until none is left.
+func killLeftBehind() {
+	for range 1000 {
+		var pids []int
+		tasks, _ := os.ReadDir("/proc/self/task")
+		for _, t := range tasks {
+			b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		for _, pid := range pids {
+			var ws unix.WaitStatus
+			for {
+				if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+					break
+				}
+			}
+		}
+	}
 }
 
 // confineThread applies, to this thread and what it starts: every

@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -409,57 +408,9 @@ func execLandlockProxied(p Profile, st Status, path string, argv, env, upstream 
 	}
 	env = mergeEnv(env, proxyEnv(port))
 	// As the init is: the command, same user, cannot ptrace this process
-	// or open its /proc files (Landlock refuses that too).
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return err
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	type started struct {
-		pid int
-		err error
-	}
-	startc, donec := make(chan started, 1), make(chan syscall.WaitStatus, 1)
-	go func() {
-		// This thread confines itself, starts the command and waits for
-		// it; it is never unlocked, so it ends with this goroutine and no
-		// other goroutine ever runs confined.
-		runtime.LockOSThread()
-		if err := confineThread(p, st.ABI, false, false, connect, faultFromEnv()); err != nil {
-			startc <- started{err: err}
-			return
-		}
-		pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: dir, Env: env, Files: []uintptr{0, 1, 2},
-			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}})
-		startc <- started{pid, err}
-		if err != nil {
-			return
-		}
-		for {
-			var ws syscall.WaitStatus
-			_, err := syscall.Wait4(pid, &ws, 0, nil)
-			if err == syscall.EINTR {
-				continue
-			}
-			donec <- ws
-			return
-		}
-	}()
-	s := <-startc
-	if s.err != nil {
-		return s.err
-	}
-	for {
-		select {
-		case sig := <-sigs:
-			syscall.Kill(s.pid, sig.(syscall.Signal))
-		case ws := <-donec:
-			lp.finish()
-			os.Exit(exitCode(ws))
-		}
-	}
+	// or open its /proc files (Landlock refuses that too); supervise makes
+	// it so, and kills what the command leaves behind.
+	return supervise(path, argv, env, func() error {
+		return confineThread(p, st.ABI, false, false, connect, faultFromEnv())
+	}, lp.finish)
 }

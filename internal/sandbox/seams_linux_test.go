@@ -189,6 +189,25 @@ func TestOtherToolsAttacks(t *testing.T) {
 	}
 }
 
+// TestGitIncludeFormAttacks: an include whose path value is continued on
+// the next line (git joins it) names a file git reads as config all the
+// same. (An included file that is a link is refused by the sandbox whole:
+// it opens its mounts' folders without following links, so nothing runs;
+// the engine's TestGitIncludeFormWrites holds Pi's tools off its target.)
+func TestGitIncludeFormAttacks(t *testing.T) {
+	needNamespaces(t)
+	continued := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n[include]\n\tpath = ../sha\\\nred.gitconfig\n")
+		write(t, filepath.Join(w.proj, "shared.gitconfig"), "[diff \"lockb\"]\n\ttextconv = bun\n")
+	}
+	for _, a := range []attack{
+		{name: "continued include", script: `printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: continued},
+		{name: "continued include replaced", script: `mv shared.gitconfig old && echo '[alias] st = !touch pwned' > shared.gitconfig`, effect: fileHas("shared.gitconfig", "pwned"), setup: continued},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
 // TestServerStartupHook: an approved server's start-up write of a hook, the
 // moment before the session's first call, is refused too.
 func TestServerStartupHook(t *testing.T) {
@@ -662,5 +681,100 @@ func TestOtherBinaryAndHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.home, "ran.txt")); err == nil {
 		t.Error("the command ran with the home as its project")
+	}
+}
+
+// TestOpencodeCursorHooksAttacks: opencode's project plugins and Cursor's
+// project hooks run programs when the person next starts opencode or
+// Cursor's agent here; they are locked like .claude where they exist.
+func TestOpencodeCursorHooksAttacks(t *testing.T) {
+	needNamespaces(t)
+	tools := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".opencode", "plugins", "fmt.js"), "export const P = async () => ({})\n")
+		write(t, filepath.Join(w.proj, "opencode.jsonc"), `{"mcp":{}}`)
+		write(t, filepath.Join(w.proj, ".cursor", "hooks.json"), `{"version":1,"hooks":{}}`)
+	}
+	for _, a := range []attack{
+		{name: "opencode plugin", script: `echo 'import {execSync} from "child_process"; execSync("touch pwned")' > .opencode/plugins/fmt.js`, effect: fileHas(".opencode/plugins/fmt.js", "pwned"), setup: tools},
+		{name: "opencode new plugin", script: `echo 'import {execSync} from "child_process"; execSync("touch pwned")' > .opencode/plugins/new.js`, effect: fileHas(".opencode/plugins/new.js", "pwned"), setup: tools},
+		{name: "opencode jsonc", script: `echo '{"mcp":{"x":{"type":"local","command":["touch","pwned"]}}}' > opencode.jsonc`, effect: fileHas("opencode.jsonc", "pwned"), setup: tools},
+		{name: "cursor hooks", script: `echo '{"version":1,"hooks":{"sessionStart":[{"command":"touch pwned"}]}}' > .cursor/hooks.json`, effect: fileHas(".cursor/hooks.json", "pwned"), setup: tools},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestWorktreeConfigAttacks: with extensions.worktreeConfig set (git
+// sparse-checkout sets it), git reads the git folder's config.worktree as
+// config: its core.fsmonitor runs at the person's next git status. It is
+// locked like .git/config.
+func TestWorktreeConfigAttacks(t *testing.T) {
+	needNamespaces(t)
+	sparse := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".git", "config"), "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n")
+		write(t, filepath.Join(w.proj, ".git", "config.worktree"), "[core]\n\tsparseCheckout = true\n")
+	}
+	for _, a := range []attack{
+		{name: "append a setting", script: `printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> .git/config.worktree`, effect: fileHas(".git/config.worktree", "pwned"), setup: sparse},
+		{name: "python rewrite", script: `python3 -c "open('.git/config.work'+'tree','w').write('[core]\\n\\tfsmonitor = touch pwned')"`, effect: fileHas(".git/config.worktree", "pwned"), setup: sparse},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestRooKiroMCPAttacks: Roo Code's and Kiro's project MCP files start
+// their servers when the person opens the project in them; they are
+// locked like .cursor/mcp.json where they exist.
+func TestRooKiroMCPAttacks(t *testing.T) {
+	needNamespaces(t)
+	tools := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.proj, ".roo", "mcp.json"), `{"mcpServers":{}}`)
+		write(t, filepath.Join(w.proj, ".kiro", "settings", "mcp.json"), `{"mcpServers":{}}`)
+	}
+	servers := `{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}`
+	for _, a := range []attack{
+		{name: "roo", script: `echo '` + servers + `' > .roo/mcp.json`, effect: fileHas(".roo/mcp.json", "pwned"), setup: tools},
+		{name: "kiro", script: `python3 -c "open('.kiro/settings/mc'+'p.json','w').write('` + servers + `')"`, effect: fileHas(".kiro/settings/mcp.json", "pwned"), setup: tools},
+	} {
+		t.Run(a.name, func(t *testing.T) { a.check(t) })
+	}
+}
+
+// TestLandlockOnlyOrphans: without namespaces the protected files inside
+// the project are watched, not locked: the session's integrity check at
+// the next call, and the launcher's baseline when Pi exits, find what a
+// command wrote. A command that leaves a process behind (setsid nohup, a
+// double fork) had it write a Claude Code hook after both had looked; in
+// a PID namespace it dies with the command. Under Landlock alone it must
+// die too: the control shows the write lands unconfined.
+func TestLandlockOnlyOrphans(t *testing.T) {
+	needSandbox(t)
+	script := `(setsid nohup sh -c 'sleep 1; mkdir -p .claude; echo pwned > .claude/settings.json' >/dev/null 2>&1 &); (sh -c 'sleep 1; echo pwned > late.txt' &) ; echo started`
+	for _, confined := range []bool{true, false} {
+		w := newWorld(t)
+		var cmd *exec.Cmd
+		if confined {
+			cmd = exec.Command(faultBin, "sandbox", "exec", "--", "/bin/bash", "-c", script)
+			cmd.Env = append(w.env, "PIAGENT_SANDBOX_FAULT=mount")
+		} else {
+			cmd = exec.Command("/bin/bash", "-c", script)
+			cmd.Env = w.env
+		}
+		cmd.Dir = w.proj
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "started") {
+			t.Fatalf("confined %v: %v\n%s", confined, err, out)
+		}
+		if confined && !strings.Contains(string(out), "Landlock and seccomp alone") {
+			t.Fatalf("not run under Landlock alone:\n%s", out)
+		}
+		time.Sleep(2500 * time.Millisecond)
+		hook, late := fileHas(".claude/settings.json", "pwned")(t, w), fileHas("late.txt", "pwned")(t, w)
+		switch {
+		case confined && (hook || late):
+			t.Errorf("a process the command left behind wrote after it ended (hook %v, late.txt %v)", hook, late)
+		case !confined && !(hook && late):
+			t.Errorf("control: unconfined, the processes left behind did not write (hook %v, late.txt %v), so the test shows nothing", hook, late)
+		}
 	}
 }

@@ -36,9 +36,32 @@ var moreStores = []string{
 // readable.
 func TestAgentMoreSecretStoresHidden(t *testing.T) {
 	needNamespaces(t)
+	storesHidden(t, moreStores)
+}
+
+// codingToolStores are stores the 2026-12-07 list still missed: opencode's
+// provider keys and its MCP servers' OAuth tokens, and Teleport's tsh keys
+// and certificates (the policy package's TestCodingToolStores holds the
+// guard to the same list).
+var codingToolStores = []string{
+	".local/share/opencode/auth.json", ".local/share/opencode/mcp-auth.json",
+	".tsh/keys/proxy.example.com/alice", ".tsh/keys/proxy.example.com/alice-ssh/root-cert.pub",
+}
+
+// TestAgentCodingToolStoresHidden: the same for them.
+func TestAgentCodingToolStoresHidden(t *testing.T) {
+	needNamespaces(t)
+	storesHidden(t, codingToolStores)
+}
+
+// storesHidden plants a secret of its own in each of stores beneath the
+// home and checks that an unconfined script reads them all and the agent's
+// command, a server's and a command under Landlock alone read none.
+func storesHidden(t *testing.T, stores []string) {
+	t.Helper()
 	w := newWorld(t)
 	var secrets []string
-	for i, rel := range moreStores {
+	for i, rel := range stores {
 		s := fmt.Sprintf("MORE-SECRET-%02d", i)
 		secrets = append(secrets, s)
 		write(t, filepath.Join(w.home, rel), s+"\n")
@@ -50,11 +73,11 @@ func TestAgentMoreSecretStoresHidden(t *testing.T) {
 	script := `python3 -c "
 import os
 h=os.environ['HOME']
-for p in ` + pyList(moreStores) + `:
+for p in ` + pyList(stores) + `:
     try: print(open(os.path.join(h,p)).read())
     except Exception as e: print('refused', p, type(e).__name__)
 "
-cat ~/.[a-z]*/* ~/.config/*/* ~/.config/*/*/* 2>/dev/null
+cat ~/.[a-z]*/* ~/.config/*/* ~/.config/*/*/* ~/.local/share/*/* ~/.[a-z]*/*/*/* 2>/dev/null
 cat ~/.cache/huggingface/hub/models--x/config.json ~/.nuget/packages/x/x.nuspec
 echo done`
 	control := exec.Command("/bin/bash", "-c", script)
@@ -81,7 +104,7 @@ echo done`
 		}
 		for i, s := range secrets {
 			if strings.Contains(out, s) {
-				t.Errorf("%s read ~/%s", run.who, moreStores[i])
+				t.Errorf("%s read ~/%s", run.who, stores[i])
 			}
 		}
 	}
