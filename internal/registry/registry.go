@@ -15,7 +15,6 @@ package registry
 
 import (
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -406,11 +405,16 @@ func fromGit(home, dir, v string) (string, bool) {
 		return filepath.Join(home, v[1:]), home != ""
 	case strings.HasPrefix(v, "~"):
 		name, rest, _ := strings.Cut(v[1:], "/")
-		u, err := user.Lookup(name)
-		if err != nil || u.HomeDir == "" {
+		h, ok := safefile.HomeOf(name)
+		if !ok && home != "" && name == filepath.Base(home) {
+			// a user /etc/passwd does not list (a directory service's),
+			// named as the person's home is
+			h, ok = home, true
+		}
+		if !ok {
 			return "", false
 		}
-		return filepath.Join(u.HomeDir, rest), true
+		return filepath.Join(h, rest), true
 	default:
 		return absFrom(dir, v), true
 	}

@@ -161,6 +161,21 @@ func privateGroup(uid, gid int) bool {
 	return false
 }
 
+// HomeOf is the home folder /etc/passwd gives the user called name
+// (git's ~NAME/), read without the C library's lookup, so that the
+// binaries that read it stay static: false for a user it does not list.
+func HomeOf(name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	for _, f := range readDB("/etc/passwd") {
+		if len(f) >= 6 && f[0] == name && f[5] != "" {
+			return f[5], true
+		}
+	}
+	return "", false
+}
+
 // readDB splits a colon-separated database of /etc; nil when unreadable.
 func readDB(path string) [][]string {
 	data, err := Read(path, Options{Max: 16 << 20})

@@ -136,3 +136,16 @@ func TestCheckFolder(t *testing.T) {
 	}
 	os.Chmod(root, 0o700)
 }
+
+// TestHomeOf: a user /etc/passwd lists has its home; an unknown or empty
+// name has none.
+func TestHomeOf(t *testing.T) {
+	if h, ok := HomeOf("root"); !ok || h == "" {
+		t.Errorf("root: %q %v", h, ok)
+	}
+	for _, n := range []string{"", "no-such-user-piagent", "root:x"} {
+		if h, ok := HomeOf(n); ok {
+			t.Errorf("%q: %q", n, h)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 // about 2 MB more of resident code (15.2–15.7 MiB against 13.1–13.3), and
 // piagent-sandbox, which starts before every command, must not link even
 // the net package (it would be a cgo binary, each start about 12 ms
-// slower). The proxy's binary is the control: it must have them.
+// slower), nor os/user, for the same reason. The proxy's binary is the
+// control: it must have them.
 func TestNetworkCodeInItsOwnBinary(t *testing.T) {
 	deps := func(pkg string) []string {
 		cmd := exec.Command("go", "list", "-deps", "./cmd/"+pkg)
@@ -32,8 +33,14 @@ func TestNetworkCodeInItsOwnBinary(t *testing.T) {
 				t.Errorf("%s links %s: the network proxy's code belongs in piagent-netproxy", bin, p)
 			}
 		}
-		if bin == "piagent-sandbox" && slices.Contains(d, "net") {
-			t.Errorf("piagent-sandbox links the net package: it would be a cgo binary")
+		if bin == "piagent-sandbox" {
+			// os/user (a user's home by name) makes it one too: read
+			// /etc/passwd (safefile.HomeOf)
+			for _, p := range []string{"net", "os/user", "runtime/cgo"} {
+				if slices.Contains(d, p) {
+					t.Errorf("piagent-sandbox links %s: it would be a cgo binary", p)
+				}
+			}
 		}
 	}
 	d := deps("piagent-netproxy")
