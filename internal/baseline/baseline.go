@@ -54,21 +54,20 @@ const (
 // them (registry.OtherTools).
 func Roots(home, project, configDir string) []string {
 	roots := []string{filepath.ToSlash(configDir)}
-	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
-		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
-		for _, e := range registry.GitPaths(home, project) {
+	inside := func(entries []registry.Entry) {
+		for _, e := range entries {
 			if rel, err := filepath.Rel(project, e.Path); err == nil && e.Path != project && paths.Within(project, e.Path) {
 				roots = append(roots, filepath.ToSlash(rel))
 			}
 		}
 	}
+	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
+		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
+		inside(registry.GitPaths(home, project))
+	}
 	// last: a large .claude folder may fill the walk's bound (Partial),
 	// and git's files go first
-	for _, e := range registry.OtherTools(project) {
-		if rel, err := filepath.Rel(project, e.Path); err == nil {
-			roots = append(roots, filepath.ToSlash(rel))
-		}
-	}
+	inside(registry.OtherTools(project))
 	return roots
 }
 

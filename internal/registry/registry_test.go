@@ -83,14 +83,7 @@ func TestNoProject(t *testing.T) {
 func TestHooksPathFolder(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeFile(t, p, s) }
 	write(filepath.Join(proj, ".git", "config"), "[core]\n\tbare = false\n[Core]\n\thooksPath = .husky ; husky\n")
 	write(filepath.Join(home, ".gitconfig"), "[core]\n\thookspath = \"~/git hooks\" # mine\n")
 	write(filepath.Join(home, ".config", "git", "config"), "[core] hooksPath=/abs/hooks\n[alias]\n\thooksPath = not-this\n")
@@ -157,14 +150,7 @@ func TestHooksPathLayouts(t *testing.T) {
 func TestGitIncludes(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeFile(t, p, s) }
 	write(filepath.Join(proj, ".git", "config"), "[core]\n\tbare = false\n[include]\n\tpath = ../shared.gitconfig ; the team's drivers\n[alias]\n\tpath = not-an-include\n")
 	write(filepath.Join(proj, "shared.gitconfig"), "[Include]\n\tpath = \"tools/git/more.gitconfig\"\n[include]\n\tpath = shared.gitconfig\n")
 	write(filepath.Join(proj, "tools", "git", "more.gitconfig"), "[core]\n\thooksPath = .githooks\n")
@@ -216,14 +202,7 @@ func TestOtherTools(t *testing.T) {
 func TestGitIncludeForms(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeFile(t, p, s) }
 	me, err := user.Current()
 	if err != nil || me.HomeDir == "" || strings.ContainsAny(me.Username, "/ \\") {
 		t.Skip("no user name here")
@@ -244,5 +223,16 @@ func TestGitIncludeForms(t *testing.T) {
 	}
 	if f, ok := set.Match(filepath.Join(proj, "tools", "other")); ok {
 		t.Errorf("tools/other is registered (as %s)", f)
+	}
+}
+
+// writeFile writes s to p, making its folders.
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -42,9 +42,6 @@ func JSON(w io.Writer, v any) error {
 	return lw.w.Flush()
 }
 
-// JSON prints v as indented JSON on stdout.
-func (p *Printer) JSON(v any) error { return JSON(p.Out, v) }
-
 // layoutWriter lays out the compact JSON encoding/json writes through it,
 // two spaces a level, exactly as json.Indent would (FuzzIndentJSON), as the
 // bytes pass: no copy of the whole document is kept, and it is not scanned

@@ -2,72 +2,57 @@ package sandbox_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// moreStores are the secret stores added to the base policy on
-// 2026-12-07, one file of each as its tool writes it (the policy
-// package's TestMoreSecretStores holds the guard to the same list).
-var moreStores = []string{
-	".oci/oci_api_key.pem", ".config/doctl/config.yaml", ".config/hcloud/cli.toml", ".config/scw/config.yaml",
-	".config/openstack/clouds.yaml", ".aliyun/config.json", ".ibmcloud/config.json", ".fly/config.yml",
-	".databrickscfg", ".snowsql/config", ".config/linode-cli", ".pulumi/credentials.json",
-	".config/configstore/firebase-tools.json", ".netlify/config.json", ".config/netlify/config.json",
-	".local/share/com.vercel.cli/auth.json", ".wrangler/config/default.toml", ".config/.wrangler/config/default.toml",
-	".cloudflared/cert.pem", ".config/stripe/config.toml", ".supabase/access-token", ".railway/config.json",
-	".config/ngrok/ngrok.yml", ".ngrok2/ngrok.yml", ".sentryclirc", ".config/helm/repositories.yaml",
-	".config/helm/registry/config.json", ".config/composer/auth.json", ".composer/auth.json",
-	".bundle/config", ".ivy2/.credentials", ".sbt/.credentials", ".gitcookies",
-	".subversion/auth/svn.simple/0a1b", ".config/tea/config.yml", ".docker/key.pem", ".docker/machine/certs/key.pem",
-	".docker/contexts/tls/0a1b/docker/key.pem", ".minikube/profiles/minikube/client.key", ".minikube/ca.key",
-	".codex/auth.json", ".huggingface/token", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
-	".kaggle/kaggle.json", ".config/kaggle/kaggle.json", ".mcp-auth/mcp-remote-0.1.18/0a1b_tokens.json",
-	".config/op/config", ".config/Bitwarden CLI/data.json", ".local/share/kwalletd/kdewallet.kwl",
-	".local/share/atuin/history.db", ".dbshell",
-}
-
-// TestAgentMoreSecretStoresHidden: each store holds a secret of its own;
-// unconfined, one script reads them all; the agent's command and an
-// server's, confined, read none of them, with namespaces or under
-// Landlock alone, while the model cache and the packages beside them stay
-// readable.
+// TestAgentMoreSecretStoresHidden: the stores the base policy added on
+// 2026-12-07 (the policy package's testdata/more-stores.txt, the list its
+// TestMoreSecretStores holds the guard to) each hold a secret of their
+// own; unconfined, one script reads them all; the agent's command, a
+// server's and a command under Landlock alone read none of them, while
+// what lies beside them (testdata/beside-stores.txt) stays readable.
 func TestAgentMoreSecretStoresHidden(t *testing.T) {
 	needNamespaces(t)
-	storesHidden(t, moreStores)
+	storesHidden(t, storeList(t, "more-stores.txt"), storeList(t, "beside-stores.txt"))
 }
 
-// codingToolStores are stores the 2026-12-07 list still missed: opencode's
-// provider keys and its MCP servers' OAuth tokens, and Teleport's tsh keys
-// and certificates (the policy package's TestCodingToolStores holds the
-// guard to the same list).
-var codingToolStores = []string{
-	".local/share/opencode/auth.json", ".local/share/opencode/mcp-auth.json",
-	".tsh/keys/proxy.example.com/alice", ".tsh/keys/proxy.example.com/alice-ssh/root-cert.pub",
-}
-
-// TestAgentCodingToolStoresHidden: the same for them.
-func TestAgentCodingToolStoresHidden(t *testing.T) {
-	needNamespaces(t)
-	storesHidden(t, codingToolStores)
+// storeList reads a list of the policy package's testdata: one path a
+// line beneath the home, "#" comments.
+func storeList(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "policy", "testdata", name))
+	must(t, err)
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // storesHidden plants a secret of its own in each of stores beneath the
 // home and checks that an unconfined script reads them all and the agent's
-// command, a server's and a command under Landlock alone read none.
-func storesHidden(t *testing.T, stores []string) {
+// command, a server's and a command under Landlock alone read none, and
+// every file of beside.
+func storesHidden(t *testing.T, stores, beside []string) {
 	t.Helper()
 	w := newWorld(t)
-	var secrets []string
+	var secrets, readable []string
 	for i, rel := range stores {
 		s := fmt.Sprintf("MORE-SECRET-%02d", i)
 		secrets = append(secrets, s)
 		write(t, filepath.Join(w.home, rel), s+"\n")
 	}
-	write(t, filepath.Join(w.home, ".cache", "huggingface", "hub", "models--x", "config.json"), "READABLE-MODEL\n")
-	write(t, filepath.Join(w.home, ".nuget", "packages", "x", "x.nuspec"), "READABLE-PACKAGE\n")
+	for i, rel := range beside {
+		s := fmt.Sprintf("READABLE-%02d", i)
+		readable = append(readable, s)
+		write(t, filepath.Join(w.home, rel), s+"\n")
+	}
 	// python reads each by its name, and a glob of the home and of
 	// ~/.config finds what a name list would miss
 	script := `python3 -c "
@@ -78,7 +63,7 @@ for p in ` + pyList(stores) + `:
     except Exception as e: print('refused', p, type(e).__name__)
 "
 cat ~/.[a-z]*/* ~/.config/*/* ~/.config/*/*/* ~/.local/share/*/* ~/.[a-z]*/*/*/* 2>/dev/null
-cat ~/.cache/huggingface/hub/models--x/config.json ~/.nuget/packages/x/x.nuspec
+for p in ` + strings.Join(beside, " ") + `; do cat ~/"$p"; done
 echo done`
 	control := exec.Command("/bin/bash", "-c", script)
 	control.Dir, control.Env = w.proj, w.env
@@ -99,7 +84,7 @@ echo done`
 		return string(out), err
 	}}} {
 		out, err := run.run(t, script)
-		if err != nil || !strings.Contains(out, "done") || !strings.Contains(out, "READABLE-MODEL") || !strings.Contains(out, "READABLE-PACKAGE") {
+		if err != nil || !strings.Contains(out, "done") || !containsAll(out, readable) {
 			t.Fatalf("%s: err %v, output %q", run.who, err, out)
 		}
 		for i, s := range secrets {
