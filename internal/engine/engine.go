@@ -28,6 +28,7 @@ import (
 
 	"github.com/piagent/piagent/internal/baseline"
 	"github.com/piagent/piagent/internal/catalogue"
+	"github.com/piagent/piagent/internal/fswatch"
 	"github.com/piagent/piagent/internal/gate"
 	"github.com/piagent/piagent/internal/guard"
 	"github.com/piagent/piagent/internal/launch"
@@ -73,6 +74,9 @@ type Engine struct {
 	probe       *sandbox.Status
 	optsOnce    sync.Once
 	opts        gate.Options
+	// hub is the one inotify instance of the gate's, the session's and
+	// the link cache's watches (issue 46: one read after an edit, not six)
+	hub *fswatch.Hub
 	// reported are the catalogues Pi's built-in MCP client registered, as
 	// the extension reported them, against their pins (Report).
 	reported map[string]*catalogue.State
@@ -132,6 +136,11 @@ func (en *Engine) lookup(k string) (string, bool) {
 // options are the gate's inputs: fixed for the engine's life, so built once.
 func (en *Engine) options() gate.Options {
 	en.optsOnce.Do(func() {
+		en.hub = fswatch.NewHub()
+		en.cache.Hub = en.hub
+		en.links.mu.Lock()
+		en.links.hub = en.hub
+		en.links.mu.Unlock()
 		getenv := gate.RealEnv(en.Getenv)
 		agentDir := paths.AgentDir(en.Home, en.Cwd, getenv)
 		en.opts = gate.Options{Home: en.Home, Cwd: en.Cwd, Getenv: getenv,
@@ -308,7 +317,7 @@ func (en *Engine) integrity(snap *guard.Snapshot) *integrity {
 	en.mu.Lock()
 	defer en.mu.Unlock()
 	if en.watch == nil {
-		en.watch = newIntegrity(en.Home, en.Cwd, snap.Gate().View.ConfigDir, en.getenv(baseline.EnvBaseline))
+		en.watch = newIntegrity(en.hub, en.Home, en.Cwd, snap.Gate().View.ConfigDir, en.getenv(baseline.EnvBaseline))
 	}
 	return en.watch
 }

@@ -60,7 +60,7 @@ var recheck = 5 * time.Second
 // compares counts the comparisons with the baseline (tests).
 var compares atomic.Int64
 
-func newIntegrity(home, project, configDir, launched string) *integrity {
+func newIntegrity(hub *fswatch.Hub, home, project, configDir, launched string) *integrity {
 	in := &integrity{home: home}
 	roots := baseline.Roots(home, project, configDir)
 	if launched != "" {
@@ -87,7 +87,7 @@ func newIntegrity(home, project, configDir, launched string) *integrity {
 		parents = append(parents, filepath.Dir(p))
 	}
 	in.roots = trees
-	in.watch = watchFolders(trees, parents)
+	in.watch = watchFolders(hub, trees, parents)
 	if in.base == nil {
 		s, err := baseline.Take(project, roots)
 		if err != nil {
@@ -113,7 +113,7 @@ func (in *integrity) changed() []string {
 		if changed {
 			in.drains.Add(1)
 		}
-		quiet := !changed || !lost && !in.touches(names) && !fswatch.HardLinked(names)
+		quiet := !changed || !lost && !in.touches(names) && !in.watch.HardLinked(names)
 		if quiet && time.Since(in.compared) < recheck {
 			return in.tripped
 		}
@@ -208,8 +208,8 @@ func (in *integrity) reason(changed []string) string {
 // watchFolders watches the folders holding each path in parents and every
 // folder of each tree; nil when there is no watch to be had, and then every
 // call compares.
-func watchFolders(trees, parents []string) *fswatch.Watch {
-	w := fswatch.New()
+func watchFolders(hub *fswatch.Hub, trees, parents []string) *fswatch.Watch {
+	w := hub.Watch()
 	if w == nil {
 		return nil
 	}

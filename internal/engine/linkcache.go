@@ -22,6 +22,7 @@ import (
 // nothing is remembered.
 type linkCache struct {
 	mu      sync.Mutex
+	hub     *fswatch.Hub // the engine's; nil: a watch of its own
 	w       *fswatch.Watch
 	tried   bool
 	real    map[string]string // resolve: the path as it is, with no link on the way
@@ -59,7 +60,7 @@ func (c *linkCache) reset() {
 	c.exists = map[string]bool{}
 	if len(c.watched) > cacheLimit {
 		c.w.Close()
-		c.w = fswatch.New()
+		c.w = c.hub.Watch()
 		c.watched = map[string]bool{}
 	}
 }
@@ -68,7 +69,7 @@ func (c *linkCache) reset() {
 func (c *linkCache) fresh() bool {
 	if !c.tried {
 		c.tried = true
-		c.w = fswatch.New()
+		c.w = c.hub.Watch()
 		c.watched = map[string]bool{}
 		c.reset()
 	}
@@ -102,7 +103,7 @@ func (c *linkCache) forget(shape bool, names []string) {
 		// follows the old inode or is gone, and the folder now at that
 		// name would be watched by nothing; watch afresh
 		c.w.Close()
-		c.w, c.watched = fswatch.New(), map[string]bool{}
+		c.w, c.watched = c.hub.Watch(), map[string]bool{}
 		c.reset()
 		return
 	}

@@ -83,4 +83,5 @@ func (en *Engine) Close() {
 		en.watch.failed = "the engine was closed"
 	}
 	en.mu.Unlock()
+	en.hub.Close()
 }

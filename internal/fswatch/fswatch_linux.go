@@ -6,16 +6,39 @@ import (
 	"bytes"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
+// Hub is one inotify instance shared by several watches (issue 46: the
+// engine's gate, session and link watches were three instances, each
+// read twice and each stat-ing the same names after every edit). A drain
+// of any of its watches reads the instance once and hands each event to
+// every watch of the folder it names; the others find theirs waiting. A
+// nil *Hub makes watches with an instance of their own.
+type Hub struct {
+	mu  sync.Mutex
+	fd  int
+	buf [4096]byte
+	// wds: watch descriptor -> the watches of that folder, each with the
+	// folder's name as it added it
+	wds map[int32]map[*Watch]string
+	// linked: lstat answers since the last read that found events
+	// (Watch.HardLinked); any event may change them, so each clears them
+	linked map[string]bool
+}
+
 type sys struct {
-	fd     int
-	broken bool // a folder could not be watched: every Changed reports a change
-	buf    [4096]byte
-	dirs   map[int32]string // watch descriptor -> the folder it watches
+	hub     *Hub
+	own     bool // the hub is this watch's alone: Close closes it
+	broken  bool // a folder could not be watched: every Drain reports a change
+	wds     map[int32]bool
+	changed bool
+	folders bool
+	lost    bool
+	names   []string
 }
 
 // mask is every event that can change what a path names or holds,
@@ -23,13 +46,38 @@ type sys struct {
 const mask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_MOVED_FROM |
 	unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
-// New returns an empty watch, or nil when inotify is not available.
-func New() *Watch {
+// NewHub returns a shared instance, or nil when inotify is not available.
+func NewHub() *Hub {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil
 	}
-	return &Watch{sys{fd: fd}}
+	return &Hub{fd: fd, wds: map[int32]map[*Watch]string{}}
+}
+
+// Watch returns an empty watch in the hub; in a nil hub, New's.
+func (h *Hub) Watch() *Watch {
+	if h == nil {
+		return New()
+	}
+	return &Watch{sys{hub: h}}
+}
+
+// Close releases the instance. Call it after every watch in it is closed.
+func (h *Hub) Close() {
+	if h != nil {
+		unix.Close(h.fd)
+	}
+}
+
+// New returns an empty watch with an instance of its own, or nil when
+// inotify is not available.
+func New() *Watch {
+	h := NewHub()
+	if h == nil {
+		return nil
+	}
+	return &Watch{sys{hub: h, own: true}}
 }
 
 // Add watches the entries of dir (not below them). A dir that does not
@@ -39,17 +87,30 @@ func (w *Watch) Add(dir string) error {
 	if w == nil {
 		return nil
 	}
-	wd, err := unix.InotifyAddWatch(w.fd, dir, mask)
-	if err != nil && err != unix.ENOENT && err != unix.ENOTDIR {
-		w.broken = true
-	}
-	if err == nil {
-		if w.dirs == nil {
-			w.dirs = map[int32]string{}
+	h := w.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	wd, err := unix.InotifyAddWatch(h.fd, dir, mask)
+	if err != nil {
+		if err != unix.ENOENT && err != unix.ENOTDIR {
+			w.broken = true
 		}
-		w.dirs[int32(wd)] = dir
+		return err
 	}
-	return err
+	// the same folder added by another watch has the same descriptor;
+	// events queued before this Add reach this watch too (a change
+	// reported twice, never one missed)
+	subs := h.wds[int32(wd)]
+	if subs == nil {
+		subs = map[*Watch]string{}
+		h.wds[int32(wd)] = subs
+	}
+	subs[w] = dir
+	if w.wds == nil {
+		w.wds = map[int32]bool{}
+	}
+	w.wds[int32(wd)] = true
+	return nil
 }
 
 // AddTree watches root and every folder below it as they are now.
@@ -65,9 +126,12 @@ func (w *Watch) AddTree(root string) {
 	})
 }
 
-// maxNames bounds the names Drain gathers; past it, it reports lost, so
+// maxNames bounds the names a watch gathers; past it, it reports lost, so
 // the caller checks everything.
 const maxNames = 4096
+
+// maxEvent is the largest event a read can return.
+const maxEvent = unix.SizeofInotifyEvent + unix.NAME_MAX + 1
 
 // Drain reads the pending events: changed when there were any; names, the
 // paths they were about (an entry's path in its watched folder, or the
@@ -82,38 +146,82 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 	if w == nil || w.broken {
 		return true, true, true, nil
 	}
+	h := w.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.read()
+	changed, folders, lost, names = w.changed, w.folders, w.lost, w.names
+	w.changed, w.folders, w.lost, w.names = false, false, false, nil
+	return changed, folders, lost, names
+}
+
+// read reads the instance until it is empty and hands each event to the
+// watches of its folder. A read that leaves room for one more event of
+// any length has emptied the queue (inotify returns every whole event
+// that fits): one read, not a second to be told there is nothing more.
+func (h *Hub) read() {
 	for {
-		n, err := unix.Read(w.fd, w.buf[:])
+		n, err := unix.Read(h.fd, h.buf[:])
 		if n <= 0 || err != nil {
-			return changed, folders, lost, names
+			return
 		}
-		changed = true
+		clear(h.linked)
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
-			const folder = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_DELETE
-			switch {
-			case ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
-				lost = true
-			case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
-				folders = true
-			}
-			if !lost {
-				dir, ok := w.dirs[ev.Wd]
-				switch {
-				case !ok || len(names) >= maxNames:
-					lost = true
-				case ev.Len == 0:
-					names = append(names, dir)
-				default:
-					raw := w.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-					if i := bytes.IndexByte(raw, 0); i >= 0 {
-						raw = raw[:i]
-					}
-					names = append(names, filepath.Join(dir, string(raw)))
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&h.buf[off]))
+			var name []byte
+			if ev.Len > 0 {
+				name = h.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
+				if i := bytes.IndexByte(name, 0); i >= 0 {
+					name = name[:i]
 				}
 			}
+			h.event(ev, name)
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 		}
+		if n < len(h.buf)-maxEvent {
+			return
+		}
+	}
+}
+
+// event hands one event to the watches it concerns.
+func (h *Hub) event(ev *unix.InotifyEvent, name []byte) {
+	if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+		for _, subs := range h.wds {
+			for w := range subs {
+				w.changed, w.lost = true, true
+			}
+		}
+		return
+	}
+	// a descriptor no watch holds is one removed (Close): its late
+	// events are nobody's
+	subs := h.wds[ev.Wd]
+	const folder = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_DELETE
+	for w, dir := range subs {
+		w.changed = true
+		switch {
+		case ev.Mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
+			w.lost = true
+		case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
+			w.folders = true
+		}
+		switch {
+		case w.lost:
+		case len(w.names) >= maxNames:
+			w.lost = true
+		case name == nil:
+			w.names = append(w.names, dir)
+		default:
+			w.names = append(w.names, filepath.Join(dir, string(name)))
+		}
+	}
+	if ev.Mask&unix.IN_IGNORED != 0 {
+		// the kernel dropped the watch (its folder is gone)
+		for w := range subs {
+			delete(w.wds, ev.Wd)
+		}
+		delete(h.wds, ev.Wd)
 	}
 }
 
@@ -126,8 +234,41 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 // everything when this is so.
 func HardLinked(names []string) bool {
 	for _, n := range names {
-		var st unix.Stat_t
-		if err := unix.Lstat(n, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+		if hardLinked(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func hardLinked(name string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(name, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1
+}
+
+// HardLinked is the package's HardLinked for names this watch drained:
+// each name is looked at once between two reads of the hub that find
+// events, whichever of its watches asks (the gate and the session both
+// ask of the same edited file).
+func (w *Watch) HardLinked(names []string) bool {
+	if w == nil {
+		return HardLinked(names)
+	}
+	h := w.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range names {
+		v, ok := h.linked[n]
+		if !ok {
+			v = hardLinked(n)
+			if h.linked == nil {
+				h.linked = map[string]bool{}
+			}
+			if len(h.linked) < maxNames {
+				h.linked[n] = v
+			}
+		}
+		if v {
 			return true
 		}
 	}
@@ -141,9 +282,26 @@ func Linked(name string) bool {
 	return unix.Lstat(name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1
 }
 
-// Close releases the watch.
+// Close releases the watch: its folders no other watch of the hub holds
+// are no longer watched, and an instance of its own is closed.
 func (w *Watch) Close() {
-	if w != nil {
-		unix.Close(w.fd)
+	if w == nil {
+		return
 	}
+	h := w.hub
+	if w.own {
+		unix.Close(h.fd)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for wd := range w.wds {
+		subs := h.wds[wd]
+		delete(subs, w)
+		if subs != nil && len(subs) == 0 {
+			unix.InotifyRmWatch(h.fd, uint32(wd))
+			delete(h.wds, wd)
+		}
+	}
+	w.wds = nil
 }

@@ -40,3 +40,18 @@ var errNoWaiter = errors.New("no inotify on this system")
 func (wt *Waiter) Wait([]int, time.Duration) (bool, error) { return false, errNoWaiter }
 func (wt *Waiter) Wake()                                   {}
 func (wt *Waiter) Close()                                  {}
+
+// Hub is not to be had here: its watches are nil.
+type Hub struct{}
+
+// NewHub returns nil.
+func NewHub() *Hub { return nil }
+
+// Watch returns nil.
+func (h *Hub) Watch() *Watch { return nil }
+
+// Close does nothing.
+func (h *Hub) Close() {}
+
+// HardLinked reports true, as the package's.
+func (w *Watch) HardLinked([]string) bool { return true }

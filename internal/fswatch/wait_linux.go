@@ -16,7 +16,7 @@ func (w *Watch) Fd() int {
 	if w == nil || w.broken {
 		return -1
 	}
-	return w.fd
+	return w.hub.fd
 }
 
 // Waiter waits until one of a set of watches has events, without reading

@@ -23,7 +23,7 @@ import (
 // configuration file, the store, a folder (a file came or went), or a file
 // whose content may change what is pinned (a package.json, a Makefile, a
 // file a definition names) changed.
-func (g *Gate) afterEdits(names []string) (*Gate, bool) {
+func (g *Gate) afterEdits(w *fswatch.Watch, names []string) (*Gate, bool) {
 	if g.input == nil {
 		return nil, false
 	}
@@ -50,13 +50,13 @@ func (g *Gate) afterEdits(names []string) (*Gate, bool) {
 			if !paths.Within(g.View.Cwd, p) {
 				return !fswatch.Linked(p)
 			}
-			return !fswatch.HardLinked([]string{p})
+			return !w.HardLinked([]string{p})
 		}
 		st := stampOf(p)
 		if st == g.Signature[i] {
 			return true
 		}
-		if !g.editable(p) || fswatch.HardLinked([]string{p}) {
+		if !g.editable(p) || w.HardLinked([]string{p}) {
 			return false // another name of it is pinned stale otherwise
 		}
 		if changed == nil {

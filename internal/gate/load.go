@@ -279,6 +279,9 @@ func settledSame(old, cur safefile.Stamp, path string) bool {
 type Cache struct {
 	mu    sync.Mutex
 	gates map[cacheKey]*cached
+	// Hub is the inotify instance the cached gates' watches share with
+	// the caller's others (set before the first Get); nil: each its own
+	Hub *fswatch.Hub
 	// drained counts the Gets whose drain found events (Drained)
 	drained atomic.Int64
 }
@@ -353,7 +356,7 @@ func (c *Cache) Ahead(o Options) *Gate {
 		return nil // the next Get checks every stamp, which covers these
 	}
 	if !(lost || folders && e.g.onTheWay(names)) {
-		if g, ok := e.g.afterEdits(names); ok {
+		if g, ok := e.g.afterEdits(e.w, names); ok {
 			e.g = g
 			return g
 		}
@@ -408,7 +411,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 			// Only the files the events name, when each is a pinned file
 			// whose content alone changed (issue 46, item 1: an edit inside
 			// a 10,000-file tree pin no longer stats the whole tree).
-			if g, ok := e.g.afterEdits(names); ok {
+			if g, ok := e.g.afterEdits(e.w, names); ok {
 				e.g, changed = g, false // what the events named is answered
 			}
 		}
@@ -434,7 +437,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 			// A folder came or went, perhaps on the way to a missing
 			// path: watch afresh.
 			e.w.Close()
-			if e.w = watchSignature(e.g.Signature); e.w == nil || e.g.Signature.Valid() {
+			if e.w = watchSignature(c.Hub, e.g.Signature); e.w == nil || e.g.Signature.Valid() {
 				return e.g, nil
 			}
 		}
@@ -454,7 +457,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := watchSignature(g.Signature)
+	w := watchSignature(c.Hub, g.Signature)
 	if w != nil && !g.Signature.Valid() {
 		// changed between the reading and the watch, or still while it
 		// loaded (poisonSince): no quiet answers for this gate; the next
@@ -477,8 +480,8 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 // that exists. A path reached through a symbolic link gets no watch at all
 // (nil): a link's target can change in folders no list of ancestors names,
 // and the signature is then checked stat by stat, every time.
-func watchSignature(sig Signature) *fswatch.Watch {
-	w := fswatch.New()
+func watchSignature(hub *fswatch.Hub, sig Signature) *fswatch.Watch {
+	w := hub.Watch()
 	if w == nil {
 		return nil
 	}

@@ -83,7 +83,10 @@ func (d *drainer) run() {
 		d.watches = s.Engine.Watches(d.watches[:0])
 		d.fds = d.fds[:0]
 		for _, w := range d.watches {
-			d.fds = append(d.fds, w.Fd())
+			// the engine's watches share one instance (fswatch.Hub)
+			if fd := w.Fd(); !slices.Contains(d.fds, fd) {
+				d.fds = append(d.fds, fd)
+			}
 		}
 		s.mu.Unlock()
 		ready, err := d.wt.Wait(d.fds, waitTimeout)

@@ -392,3 +392,27 @@ func TestDrainWaitFails(t *testing.T) {
 		t.Fatalf("without a waiter: bad code %s", a)
 	}
 }
+
+// TestOneInstance: the engine's three watches (the gate's, the session's,
+// the link cache's) share one inotify instance (issue 46: one read of it
+// after an edit, where there were six), so the background drain polls one
+// descriptor.
+func TestOneInstance(t *testing.T) {
+	t.Parallel()
+	home, proj := pinnedProject(t)
+	s := &Server{Engine: &engine.Engine{Home: home, Cwd: proj}, Build: "test"}
+	c := startServer(t, s)
+	mcpAction(c)
+	readAction(c, "src/a.go") // the link cache's watch
+	s.mu.Lock()
+	ws := s.Engine.Watches(nil)
+	s.mu.Unlock()
+	if len(ws) < 3 {
+		t.Skipf("%d of the engine's 3 watches could be made (fs.inotify.max_user_instances)", len(ws))
+	}
+	for _, w := range ws[1:] {
+		if w.Fd() != ws[0].Fd() || w.Fd() < 0 {
+			t.Fatalf("descriptors %d and %d: the engine's watches are not one instance", ws[0].Fd(), w.Fd())
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package fswatch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHub: watches sharing one instance each see the events of their own
+// folders, whichever of them reads the instance first, and lose nothing
+// when another closes; a watch of a folder another also watches names it
+// as it added it.
+func TestHub(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	defer h.Close()
+	dir, other := t.TempDir(), t.TempDir()
+	a, b, c := h.Watch(), h.Watch(), h.Watch()
+	for _, add := range []struct {
+		w   *Watch
+		dir string
+	}{{a, dir}, {b, dir}, {c, other}} {
+		if err := add.w.Add(add.dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Fd() != b.Fd() || a.Fd() != c.Fd() || a.Fd() < 0 {
+		t.Fatalf("descriptors %d %d %d: not one instance", a.Fd(), b.Fd(), c.Fd())
+	}
+	f := filepath.Join(dir, "x.js")
+	os.WriteFile(f, []byte("1"), 0o644)
+	// a reads the instance; b finds its events waiting; c has none
+	if _, _, _, names := a.Drain(); !slices.Contains(names, f) {
+		t.Fatalf("a: names %v, want %s", names, f)
+	}
+	if changed, _, lost, names := b.Drain(); !changed || lost || !slices.Contains(names, f) {
+		t.Fatalf("b after a read the instance: changed %v lost %v names %v", changed, lost, names)
+	}
+	if changed(c) || changed(a) || changed(b) {
+		t.Fatal("events reported twice, or to a watch of another folder")
+	}
+	// b closed: a still watches dir (the folder's watch is kept)
+	b.Close()
+	os.WriteFile(f, []byte("2"), 0o644)
+	if _, _, lost, names := a.Drain(); lost || !slices.Contains(names, f) {
+		t.Fatalf("a after b closed: lost %v names %v", lost, names)
+	}
+	// a closed too: dir is no longer watched, and c is undisturbed
+	a.Close()
+	os.WriteFile(f, []byte("3"), 0o644)
+	g := filepath.Join(other, "y.js")
+	os.WriteFile(g, []byte("1"), 0o644)
+	if changed, _, lost, names := c.Drain(); !changed || lost || !slices.Equal(slices.Compact(names), []string{g}) {
+		t.Fatalf("c after a and b closed: changed %v lost %v names %v", changed, lost, names)
+	}
+	// and the kernel keeps one watch, other's (the instance's count per
+	// user is limited: fs.inotify.max_user_watches)
+	if n := kernelWatches(t, c.Fd()); n != 1 {
+		t.Fatalf("%d watches in the kernel after a and b closed, want 1", n)
+	}
+	// a folder another watch holds, removed: lost for its watch alone
+	d := h.Watch()
+	sub := filepath.Join(other, "sub")
+	os.Mkdir(sub, 0o755)
+	if err := d.Add(sub); err != nil {
+		t.Fatal(err)
+	}
+	c.Drain()
+	os.Remove(sub)
+	if _, _, lost, _ := d.Drain(); !lost {
+		t.Fatal("d's folder removed: not lost")
+	}
+	if _, folders, lost, _ := c.Drain(); lost || !folders {
+		t.Fatalf("c saw a folder removed beside it: folders %v lost %v", folders, lost)
+	}
+}
+
+// TestHubOneRead: a drain of many events that fill more than one read
+// still gets them all (the short read that ends a drain is only short
+// when the queue is empty).
+func TestHubOneRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	defer h.Close()
+	dir := t.TempDir()
+	w := h.Watch()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range 300 { // 300 creates of 40-byte events: three reads
+		p := filepath.Join(dir, fmt.Sprintf("f%03d-%s", i, "padding-padding"))
+		os.WriteFile(p, nil, 0o644)
+		want = append(want, p)
+	}
+	_, _, lost, names := w.Drain()
+	names = slices.Compact(names)
+	if lost || !slices.Equal(names, want) {
+		t.Fatalf("lost %v, %d names, want %d", lost, len(names), len(want))
+	}
+}
+
+// TestHubHardLinked: the answer for a name is kept between reads that
+// find nothing, and asked again after one that finds events (a link made
+// to the file is an event on its name).
+func TestHubHardLinked(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	defer h.Close()
+	dir := t.TempDir()
+	w := h.Watch()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "a.js")
+	os.WriteFile(f, []byte("1"), 0o644)
+	w.Drain()
+	if w.HardLinked([]string{f}) {
+		t.Fatal("one name: linked")
+	}
+	if err := os.Link(f, filepath.Join(dir, "second")); err != nil {
+		t.Fatal(err)
+	}
+	w.Drain()
+	if !w.HardLinked([]string{f}) {
+		t.Fatal("a second name made: not linked (an answer kept past an event)")
+	}
+	if !w.HardLinked([]string{filepath.Join(dir, "gone")}) {
+		t.Fatal("a name that is gone: not linked")
+	}
+	var nilw *Watch
+	if !nilw.HardLinked([]string{f}) {
+		t.Fatal("a nil watch: not linked")
+	}
+}
+
+// kernelWatches counts the watches the kernel holds for an instance.
+func kernelWatches(t *testing.T, fd int) int {
+	info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
+	if err != nil {
+		t.Skip(err)
+	}
+	return strings.Count(string(info), "inotify wd:")
+}
