@@ -20,6 +20,8 @@ import "github.com/piagent/piagent/internal/fswatch"
 // call would be using. It pins no catalogue: a first sight is left to the
 // next call, which shows it to the person.
 func (en *Engine) Refresh() {
+	en.Begin()
+	defer en.End()
 	if _, err := en.build(false); err == nil {
 		en.mu.Lock()
 		w := en.watch
@@ -85,3 +87,12 @@ func (en *Engine) Close() {
 	en.mu.Unlock()
 	en.hub.Close()
 }
+
+// Begin starts one call's drains of the engine's watches (the helper's
+// request, or Refresh): the shared inotify instance is read by the first,
+// once (fswatch.Hub.Begin). End ends it; the caller serialises both with
+// every other call of the engine. Without them every drain reads.
+func (en *Engine) Begin() { en.options(); en.hub.Begin() }
+
+// End ends what Begin started.
+func (en *Engine) End() { en.hub.End() }

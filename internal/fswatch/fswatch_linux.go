@@ -28,6 +28,9 @@ type Hub struct {
 	// linked: lstat answers since the last read that found events
 	// (Watch.HardLinked); any event may change them, so each clears them
 	linked map[string]bool
+	// batch: between Begin and End, only the first drain reads the
+	// instance (read says it has)
+	batch, read bool
 }
 
 type sys struct {
@@ -149,17 +152,43 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 	h := w.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.read()
+	if !h.batch || !h.read {
+		h.drain()
+		h.read = h.batch
+	}
 	changed, folders, lost, names = w.changed, w.folders, w.lost, w.names
 	w.changed, w.folders, w.lost, w.names = false, false, false, nil
 	return changed, folders, lost, names
 }
 
-// read reads the instance until it is empty and hands each event to the
+// Begin starts a batch of drains, one tool call's: the first drain of any
+// watch reads the instance, and the others take what it handed them, so
+// a call reads it once, not once per watch. Everything written before the
+// first drain is in what it read; what comes after is the next call's, as
+// it would be for a watch drained before it. End ends the batch: every
+// drain reads again. A nil hub does nothing.
+func (h *Hub) Begin() {
+	if h != nil {
+		h.mu.Lock()
+		h.batch, h.read = true, false
+		h.mu.Unlock()
+	}
+}
+
+// End ends the batch Begin started.
+func (h *Hub) End() {
+	if h != nil {
+		h.mu.Lock()
+		h.batch, h.read = false, false
+		h.mu.Unlock()
+	}
+}
+
+// drain reads the instance until it is empty and hands each event to the
 // watches of its folder. A read that leaves room for one more event of
 // any length has emptied the queue (inotify returns every whole event
 // that fits): one read, not a second to be told there is nothing more.
-func (h *Hub) read() {
+func (h *Hub) drain() {
 	for {
 		n, err := unix.Read(h.fd, h.buf[:])
 		if n <= 0 || err != nil {

@@ -53,5 +53,11 @@ func (h *Hub) Watch() *Watch { return nil }
 // Close does nothing.
 func (h *Hub) Close() {}
 
+// Begin does nothing.
+func (h *Hub) Begin() {}
+
+// End does nothing.
+func (h *Hub) End() {}
+
 // HardLinked reports true, as the package's.
 func (w *Watch) HardLinked([]string) bool { return true }

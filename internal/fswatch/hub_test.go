@@ -161,3 +161,45 @@ func kernelWatches(t *testing.T, fd int) int {
 	}
 	return strings.Count(string(info), "inotify wd:")
 }
+
+// TestHubBatch: between Begin and End the instance is read by the first
+// drain alone: a write before it reaches every watch, one after it waits
+// for the next batch (or for End, after which every drain reads again).
+func TestHubBatch(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	defer h.Close()
+	dir := t.TempDir()
+	a, b := h.Watch(), h.Watch()
+	a.Add(dir)
+	b.Add(dir)
+	f, g := filepath.Join(dir, "before.js"), filepath.Join(dir, "after.js")
+	os.WriteFile(f, nil, 0o644)
+	h.Begin()
+	if _, _, _, names := a.Drain(); !slices.Contains(names, f) {
+		t.Fatalf("a, first in the batch: %v", names)
+	}
+	os.WriteFile(g, nil, 0o644)
+	if _, _, _, names := b.Drain(); !slices.Contains(names, f) || slices.Contains(names, g) {
+		t.Fatalf("b, second in the batch: %v, want %s alone (the instance read once)", names, f)
+	}
+	h.End()
+	if _, _, _, names := b.Drain(); !slices.Contains(names, g) {
+		t.Fatalf("b after End: %v, want %s", names, g)
+	}
+	if _, _, _, names := a.Drain(); !slices.Contains(names, g) {
+		t.Fatalf("a after End: %v, want %s", names, g)
+	}
+	// a new batch reads again at its first drain
+	os.WriteFile(f, []byte("x"), 0o644)
+	h.Begin()
+	defer h.End()
+	if _, _, _, names := b.Drain(); !slices.Contains(names, f) {
+		t.Fatalf("b, first in a new batch: %v", names)
+	}
+}

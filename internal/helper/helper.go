@@ -138,7 +138,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 			// memory with the engine's gate, which a refresh replaces
 			s.mu.Lock()
 			n := s.Engine.Drained()
+			s.Engine.Begin()
 			resp := s.handle(req)
+			s.Engine.End()
 			s.onCall += s.Engine.Drained() - n
 			d.check()
 			if req.ID == nil {

