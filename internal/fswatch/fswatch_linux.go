@@ -42,6 +42,9 @@ type sys struct {
 	folders bool
 	lost    bool
 	names   []string
+	// entries: an entry was made, removed or renamed in a folder since
+	// the last Drain; drained, the last Drain's (Entries)
+	entries, drained bool
 }
 
 // mask is every event that can change what a path names or holds,
@@ -157,8 +160,24 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 		h.read = h.batch
 	}
 	changed, folders, lost, names = w.changed, w.folders, w.lost, w.names
-	w.changed, w.folders, w.lost, w.names = false, false, false, nil
+	w.drained = w.entries || lost
+	w.changed, w.folders, w.lost, w.names, w.entries = false, false, false, nil, false
 	return changed, folders, lost, names
+}
+
+// Entries reports whether the last Drain's events made, removed or
+// renamed an entry of a watched folder (or could not all be named): when
+// it did not, every event was about a name's content or attributes, and
+// no folder's own stamp changed with them (issue 46: the folder of a file
+// edited is not stat-ed again). A nil or broken watch reports true.
+func (w *Watch) Entries() bool {
+	if w == nil || w.broken {
+		return true
+	}
+	h := w.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return w.drained
 }
 
 // Begin starts a batch of drains, one tool call's: the first drain of any
@@ -234,6 +253,9 @@ func (h *Hub) event(ev *unix.InotifyEvent, name []byte) {
 			w.lost = true
 		case ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0:
 			w.folders = true
+		}
+		if ev.Mask&folder != 0 {
+			w.entries = true
 		}
 		switch {
 		case w.lost:

@@ -59,5 +59,8 @@ func (h *Hub) Begin() {}
 // End does nothing.
 func (h *Hub) End() {}
 
+// Entries reports true: nothing says otherwise.
+func (w *Watch) Entries() bool { return true }
+
 // HardLinked reports true, as the package's.
 func (w *Watch) HardLinked([]string) bool { return true }

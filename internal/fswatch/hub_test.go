@@ -203,3 +203,48 @@ func TestHubBatch(t *testing.T) {
 		t.Fatalf("b, first in a new batch: %v", names)
 	}
 }
+
+// TestEntries: a drain says whether an entry was made, removed or renamed
+// (a folder's own stamp changed), or only contents and attributes were.
+func TestEntries(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.js")
+	os.WriteFile(f, nil, 0o644)
+	w := New()
+	if w == nil {
+		t.Skip("no inotify here")
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"write", func() { os.WriteFile(f, []byte("1"), 0o644) }, false},
+		{"chmod", func() { os.Chmod(f, 0o600) }, false},
+		{"create", func() { os.WriteFile(filepath.Join(dir, "b.js"), nil, 0o644) }, true},
+		{"write again", func() { os.WriteFile(f, []byte("2"), 0o644) }, false},
+		{"rename", func() { os.Rename(filepath.Join(dir, "b.js"), filepath.Join(dir, "c.js")) }, true},
+		{"hard link", func() { os.Link(f, filepath.Join(dir, "d.js")) }, true},
+		{"remove", func() { os.Remove(filepath.Join(dir, "d.js")) }, true},
+		{"folder made", func() { os.Mkdir(filepath.Join(dir, "sub"), 0o755) }, true},
+	} {
+		step.do()
+		if changed, _, _, _ := w.Drain(); !changed {
+			t.Fatalf("%s: not seen", step.name)
+		}
+		if got := w.Entries(); got != step.want {
+			t.Errorf("%s: Entries %v, want %v", step.name, got, step.want)
+		}
+	}
+	var nilw *Watch
+	if !nilw.Entries() {
+		t.Error("a nil watch: no entries changed")
+	}
+}

@@ -66,10 +66,12 @@ func (g *Gate) afterEdits(w *fswatch.Watch, names []string) (*Gate, bool) {
 		restamped = append(restamped, st)
 		return true
 	}
+	entries := w.Entries()
 	for _, n := range names {
 		// The name and its folder: a file created, removed or renamed in
-		// a folder the gate read changes the folder's stamp.
-		if !look(n) || !look(filepath.Dir(n)) {
+		// a folder the gate read changes the folder's stamp (an edit of a
+		// file's content or attributes does not).
+		if !look(n) || entries && !look(filepath.Dir(n)) {
 			return nil, false
 		}
 	}

@@ -79,7 +79,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // bytes (and as o says). A missing file is the *fs.PathError of
 // fs.ErrNotExist, as os.ReadFile gives it.
 func Read(path string, o Options) ([]byte, error) {
-	f, fi, err := open(path, o)
+	return read(path, o, nil)
+}
+
+// read is Read; stat, when not nil, is a stat of path (following links)
+// the caller has just made, which open would otherwise make again.
+func read(path string, o Options, stat fs.FileInfo) ([]byte, error) {
+	f, fi, err := open(path, o, stat)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +131,7 @@ func Sum(path string, o Options) ([sha256.Size]byte, error) {
 		}
 		return sha256.Sum256(data), nil
 	}
-	f, fi, err := open(path, o)
+	f, fi, err := open(path, o, nil)
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -153,7 +159,7 @@ func (o Options) max() int64 {
 }
 
 // open opens path for reading as o says and returns it with its fstat.
-func open(path string, o Options) (*os.File, fs.FileInfo, error) {
+func open(path string, o Options, stat fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	name := path
 	if o.Own {
 		// A link to the person's own file (a dotfiles checkout) is
@@ -166,10 +172,14 @@ func open(path string, o Options) (*os.File, fs.FileInfo, error) {
 		path = real
 	}
 	// A stat first, so that a device is never opened at all (opening one
-	// can have effects of its own).
-	before, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
+	// can have effects of its own): the caller's, when it has just made
+	// one of the same path (StampOf).
+	before := stat
+	if before == nil || o.Own {
+		var err error
+		if before, err = os.Stat(path); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := regular(name, before, o); err != nil {
 		return nil, nil, err
@@ -308,7 +318,7 @@ func StampOf(path string) Stamp {
 	}
 	st := FromInfo(fi)
 	if fi.Mode().IsRegular() && fi.Size() <= racyMax && racy(st.Ctime, st.Mtime) {
-		if data, err := Read(path, Options{Max: racyMax}); err == nil {
+		if data, err := read(path, Options{Max: racyMax}, fi); err == nil {
 			st.Sum = sha256.Sum256(data)
 		} else {
 			st.MarkUnread() // unreadable now
