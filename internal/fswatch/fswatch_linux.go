@@ -21,7 +21,7 @@ import (
 type Hub struct {
 	mu  sync.Mutex
 	fd  int
-	buf [4096]byte
+	buf [4 * maxEvent]byte
 	// wds: watch descriptor -> the watches of that folder, each with the
 	// folder's name as it added it
 	wds map[int32]map[*Watch]string
@@ -136,8 +136,13 @@ func (w *Watch) AddTree(root string) {
 // the caller checks everything.
 const maxNames = 4096
 
-// maxEvent is the largest event a read can return.
-const maxEvent = unix.SizeofInotifyEvent + unix.NAME_MAX + 1
+// maxEvent is the largest event a read can return: a name is one
+// component of a path, at most PATH_MAX-1 bytes and its NUL. NAME_MAX
+// (255) is ext4's and tmpfs's limit, not the kernel's: FUSE takes names of
+// 1024 bytes, exfat, vfat and ntfs3 255 UTF-16 units (up to 765 bytes),
+// and an event larger than the room a read left would end the drain with
+// events still queued.
+const maxEvent = unix.SizeofInotifyEvent + unix.PathMax
 
 // Drain reads the pending events: changed when there were any; names, the
 // paths they were about (an entry's path in its watched folder, or the

@@ -102,7 +102,7 @@ func TestHubOneRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for i := range 300 { // 300 creates of 40-byte events: three reads
+	for i := range 300 { // 300 files, two 48-byte events each: more than one read
 		p := filepath.Join(dir, fmt.Sprintf("f%03d-%s", i, "padding-padding"))
 		os.WriteFile(p, nil, 0o644)
 		want = append(want, p)
