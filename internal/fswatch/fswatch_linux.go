@@ -70,9 +70,25 @@ func (h *Hub) Watch() *Watch {
 }
 
 // Close releases the instance. Call it after every watch in it is closed.
+// The descriptor is forgotten: its number may be another file's next, and
+// a watch added or drained after (a call after the engine closed) fails
+// and reports a change, never reads or watches through that file.
 func (h *Hub) Close() {
 	if h != nil {
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		unix.Close(h.fd)
+		h.fd = -1
+		h.lostAll()
+	}
+}
+
+// lostAll marks every watch of the hub lost.
+func (h *Hub) lostAll() {
+	for _, subs := range h.wds {
+		for w := range subs {
+			w.changed, w.lost = true, true
+		}
 	}
 }
 
@@ -215,7 +231,15 @@ func (h *Hub) End() {
 func (h *Hub) drain() {
 	for {
 		n, err := unix.Read(h.fd, h.buf[:])
-		if n <= 0 || err != nil {
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			return // empty
+		}
+		if err != nil || n <= 0 {
+			// cannot tell what was queued (a closed hub, a failing read)
+			h.lostAll()
 			return
 		}
 		clear(h.linked)
@@ -240,11 +264,7 @@ func (h *Hub) drain() {
 // event hands one event to the watches it concerns.
 func (h *Hub) event(ev *unix.InotifyEvent, name []byte) {
 	if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-		for _, subs := range h.wds {
-			for w := range subs {
-				w.changed, w.lost = true, true
-			}
-		}
+		h.lostAll()
 		return
 	}
 	// a descriptor no watch holds is one removed (Close): its late
@@ -346,7 +366,7 @@ func (w *Watch) Close() {
 	}
 	h := w.hub
 	if w.own {
-		unix.Close(h.fd)
+		h.Close()
 		return
 	}
 	h.mu.Lock()

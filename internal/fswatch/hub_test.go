@@ -248,3 +248,38 @@ func TestEntries(t *testing.T) {
 		t.Error("a nil watch: no entries changed")
 	}
 }
+
+// TestHubClosed: after the hub is closed its descriptor is forgotten (the
+// number may be another file's next): a watch of it reports lost, and one
+// added after cannot watch and reports a change on every drain.
+func TestHubClosed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	dir := t.TempDir()
+	a := h.Watch()
+	if err := a.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	// another instance likely takes the number the hub had
+	other := NewHub()
+	defer other.Close()
+	if _, _, lost, _ := a.Drain(); !lost {
+		t.Fatal("a watch of a closed hub: not lost")
+	}
+	b := h.Watch()
+	b.Add(dir)
+	if a.Fd() != -1 || b.Fd() != -1 {
+		t.Fatalf("descriptors after Close: %d %d, want -1", a.Fd(), b.Fd())
+	}
+	for range 2 {
+		if changed, _, lost, _ := b.Drain(); !changed || !lost {
+			t.Fatalf("a watch added after Close: changed %v lost %v", changed, lost)
+		}
+	}
+}

@@ -16,6 +16,8 @@ func (w *Watch) Fd() int {
 	if w == nil || w.broken {
 		return -1
 	}
+	w.hub.mu.Lock()
+	defer w.hub.mu.Unlock()
 	return w.hub.fd
 }
 

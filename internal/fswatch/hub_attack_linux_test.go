@@ -372,7 +372,7 @@ func TestHubAttackLongNames(t *testing.T) {
 	m := mountFuse(t)
 	dir := m.dir
 	pinned := filepath.Join(dir, "server.js")
-	if err := os.WriteFile(pinned, []byte("ok"), 0o644); err != nil {
+	if err := writeRaw(pinned, []byte("ok"), 0o644); err != nil {
 		t.Skipf("the FUSE folder cannot be written: %v", err)
 	}
 	w := h.Watch()
@@ -381,7 +381,7 @@ func TestHubAttackLongNames(t *testing.T) {
 	}
 	w.Drain()
 	long := strings.Repeat("L", 1000) // an event of 16+1008 bytes
-	if err := os.WriteFile(filepath.Join(dir, long), nil, 0o644); err != nil {
+	if err := writeRaw(filepath.Join(dir, long), nil, 0o644); err != nil {
 		t.Skipf("no names of 1000 bytes here: %v", err)
 	}
 	os.Remove(filepath.Join(dir, long))
@@ -400,11 +400,11 @@ func TestHubAttackLongNames(t *testing.T) {
 				break
 			}
 			p := filepath.Join(dir, fmt.Sprintf("%03d", i)+strings.Repeat("p", 252))
-			os.WriteFile(p, nil, 0o644)
+			writeRaw(p, nil, 0o644)
 			pads = append(pads, p)
 		}
-		os.WriteFile(filepath.Join(dir, long), nil, 0o644)
-		os.WriteFile(pinned, []byte(fmt.Sprint("evil", target)), 0o644) // the attack, before the call
+		writeRaw(filepath.Join(dir, long), nil, 0o644)
+		writeRaw(pinned, []byte(fmt.Sprint("evil", target)), 0o644) // the attack, before the call
 		changed, _, lost, names := w.Drain()
 		if !changed || !(lost || slices.Contains(names, pinned)) {
 			t.Fatalf("%d bytes queued before a 1024-byte event: a write to %s before the drain is not in it (changed %v, lost %v, %d names)",
@@ -415,4 +415,26 @@ func TestHubAttackLongNames(t *testing.T) {
 		}
 		w.Drain()
 	}
+}
+
+// writeRaw writes a file on the test's FUSE file system with plain
+// system calls. os.OpenFile would register the file with the runtime's
+// poller: epoll_ctl asks the file system to poll it, and this process,
+// which serves the file system, cannot answer while that thread holds up
+// a stop of the world for a collection (the test hung in D state under
+// -race, unkillable until the connection was aborted).
+func writeRaw(path string, data []byte, perm uint32) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, perm)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err != nil {
+			unix.Close(fd)
+			return err
+		}
+		data = data[n:]
+	}
+	return unix.Close(fd)
 }
