@@ -17,19 +17,6 @@ import (
 // write before a drain is in that drain (or the drain says lost), for
 // every watch of a hub, whatever the others did.
 
-func attackHub(t *testing.T) *Hub {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
-	t.Cleanup(h.Close)
-	return h
-}
-
 // seen reports whether a drain of w saw name (or said lost).
 func seen(w *Watch, name string) bool {
 	changed, _, lost, names := w.Drain()
@@ -41,7 +28,7 @@ func seen(w *Watch, name string) bool {
 // cache past its limit), with events of both pending; a write before and
 // after reaches both.
 func TestHubAttackReWatch(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "server.js")
 	a, b := h.Watch(), h.Watch()
@@ -88,7 +75,7 @@ func TestHubAttackReWatch(t *testing.T) {
 // watch's descriptor must not be taken for the removed one, and what is
 // written after its Add is seen.
 func TestHubAttackSoleCloseReAdd(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "pre-commit")
 	for i := range 200 {
@@ -113,7 +100,7 @@ func TestHubAttackSoleCloseReAdd(t *testing.T) {
 // drains first; a watch that adds the new folder sees writes in it, and
 // the old descriptor's late events do not disturb it.
 func TestHubAttackFolderReplaced(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	top := t.TempDir()
 	hooks := filepath.Join(top, "hooks")
 	os.Mkdir(hooks, 0o755)
@@ -153,7 +140,7 @@ func TestHubAttackFolderReplaced(t *testing.T) {
 // those that did not read it included, and those whose folders saw none
 // of the events.
 func TestHubAttackOverflow(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	busy, quiet := t.TempDir(), t.TempDir()
 	a, b, c := h.Watch(), h.Watch(), h.Watch()
 	a.Add(busy)
@@ -188,7 +175,7 @@ func TestHubAttackOverflow(t *testing.T) {
 // at every distance from the buffer's end: one drain gets every name
 // (the short read that ends a drain only when the queue is empty).
 func TestHubAttackReadBoundary(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	dir := t.TempDir()
 	w := h.Watch()
 	w.Add(dir)
@@ -225,7 +212,7 @@ func TestHubAttackReadBoundary(t *testing.T) {
 // creating a name, an event in a watched folder; the test makes it
 // with a rename over the name, and with link() beside it.
 func TestHubAttackHardLinkBetween(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	proj, hooks := t.TempDir(), t.TempDir()
 	gate, session := h.Watch(), h.Watch()
 	gate.Add(proj)
@@ -277,7 +264,7 @@ func TestHubAttackHardLinkBetween(t *testing.T) {
 // file made before a drain began is in that drain or an earlier one of
 // the same watch (or the drain says lost).
 func TestHubAttackConcurrent(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	dir := t.TempDir()
 	const nw = 3
 	ws := make([]*Watch, nw)
@@ -368,7 +355,7 @@ func TestHubAttackConcurrent(t *testing.T) {
 // a pinned file made after the long name is not in the drain that follows
 // it, which says neither changed-there nor lost.
 func TestHubAttackLongNames(t *testing.T) {
-	h := attackHub(t)
+	h := testHub(t)
 	m := mountFuse(t)
 	dir := m.dir
 	pinned := filepath.Join(dir, "server.js")

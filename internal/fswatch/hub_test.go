@@ -15,14 +15,7 @@ import (
 // when another closes; a watch of a folder another also watches names it
 // as it added it.
 func TestHub(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
-	defer h.Close()
+	h := testHub(t)
 	dir, other := t.TempDir(), t.TempDir()
 	a, b, c := h.Watch(), h.Watch(), h.Watch()
 	for _, add := range []struct {
@@ -88,19 +81,9 @@ func TestHub(t *testing.T) {
 // still gets them all (the short read that ends a drain is only short
 // when the queue is empty).
 func TestHubOneRead(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
-	defer h.Close()
+	h := testHub(t)
 	dir := t.TempDir()
-	w := h.Watch()
-	if err := w.Add(dir); err != nil {
-		t.Fatal(err)
-	}
+	w := watchIn(t, h, dir)
 	var want []string
 	for i := range 300 { // 300 files, two 48-byte events each: more than one read
 		p := filepath.Join(dir, fmt.Sprintf("f%03d-%s", i, "padding-padding"))
@@ -118,19 +101,9 @@ func TestHubOneRead(t *testing.T) {
 // find nothing, and asked again after one that finds events (a link made
 // to the file is an event on its name).
 func TestHubHardLinked(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
-	defer h.Close()
+	h := testHub(t)
 	dir := t.TempDir()
-	w := h.Watch()
-	if err := w.Add(dir); err != nil {
-		t.Fatal(err)
-	}
+	w := watchIn(t, h, dir)
 	f := filepath.Join(dir, "a.js")
 	os.WriteFile(f, []byte("1"), 0o644)
 	w.Drain()
@@ -166,18 +139,9 @@ func kernelWatches(t *testing.T, fd int) int {
 // drain alone: a write before it reaches every watch, one after it waits
 // for the next batch (or for End, after which every drain reads again).
 func TestHubBatch(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
-	defer h.Close()
+	h := testHub(t)
 	dir := t.TempDir()
-	a, b := h.Watch(), h.Watch()
-	a.Add(dir)
-	b.Add(dir)
+	a, b := watchIn(t, h, dir), watchIn(t, h, dir)
 	f, g := filepath.Join(dir, "before.js"), filepath.Join(dir, "after.js")
 	os.WriteFile(f, nil, 0o644)
 	h.Begin()
@@ -253,18 +217,9 @@ func TestEntries(t *testing.T) {
 // number may be another file's next): a watch of it reports lost, and one
 // added after cannot watch and reports a change on every drain.
 func TestHubClosed(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
-	h := NewHub()
-	if h == nil {
-		t.Skip("no inotify here")
-	}
+	h := testHub(t)
 	dir := t.TempDir()
-	a := h.Watch()
-	if err := a.Add(dir); err != nil {
-		t.Fatal(err)
-	}
+	a := watchIn(t, h, dir)
 	h.Close()
 	// another instance likely takes the number the hub had
 	other := NewHub()
@@ -282,4 +237,29 @@ func TestHubClosed(t *testing.T) {
 			t.Fatalf("a watch added after Close: changed %v lost %v", changed, lost)
 		}
 	}
+}
+
+// testHub returns a shared instance, closed at the test's end; the test
+// is skipped where there is none.
+func testHub(t *testing.T) *Hub {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify")
+	}
+	h := NewHub()
+	if h == nil {
+		t.Skip("no inotify here")
+	}
+	t.Cleanup(h.Close)
+	return h
+}
+
+// watchIn returns a watch of dir in h.
+func watchIn(t *testing.T, h *Hub, dir string) *Watch {
+	t.Helper()
+	w := h.Watch()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
