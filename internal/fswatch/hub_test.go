@@ -171,20 +171,11 @@ func TestHubBatch(t *testing.T) {
 // TestEntries: a drain says whether an entry was made, removed or renamed
 // (a folder's own stamp changed), or only contents and attributes were.
 func TestEntries(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("inotify")
-	}
+	h := testHub(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "a.js")
 	os.WriteFile(f, nil, 0o644)
-	w := New()
-	if w == nil {
-		t.Skip("no inotify here")
-	}
-	defer w.Close()
-	if err := w.Add(dir); err != nil {
-		t.Fatal(err)
-	}
+	w := watchIn(t, h, dir)
 	for _, step := range []struct {
 		name string
 		do   func()
