@@ -83,7 +83,7 @@ func (c *linkCache) fresh() bool {
 			// a folder made, moved or removed matters only where it is a
 			// watched folder or on the way to a remembered path (a test's
 			// folder made in /tmp, above every project there, is not)
-			c.forget(lost || folders && c.onTheWay(names), names)
+			c.forget(lost || folders && c.onTheWay(c.w.Folders()), names)
 		}
 	}
 	if len(c.real)+len(c.exists) > cacheLimit {

@@ -45,6 +45,9 @@ type sys struct {
 	// entries: an entry was made, removed or renamed in a folder since
 	// the last Drain; drained, the last Drain's (Entries)
 	entries, drained bool
+	// dirs: the folders made, moved or removed since the last Drain;
+	// lastDirs, the last Drain's (Folders)
+	dirs, lastDirs []string
 }
 
 // mask is every event that can change what a path names or holds,
@@ -182,8 +185,23 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 	}
 	changed, folders, lost, names = w.changed, w.folders, w.lost, w.names
 	w.drained = w.entries || lost
-	w.changed, w.folders, w.lost, w.names, w.entries = false, false, false, nil, false
+	w.lastDirs = w.dirs
+	w.changed, w.folders, w.lost, w.names, w.entries, w.dirs = false, false, false, nil, false, nil
 	return changed, folders, lost, names
+}
+
+// Folders are the folders the last Drain said were made, moved in or out,
+// or removed (its folders), each also in its names: a caller that cares
+// only whether one is on its way need not look at the files beside them
+// (a file it read, edited, beside a test's folder made in /tmp).
+func (w *Watch) Folders() []string {
+	if w == nil {
+		return nil
+	}
+	h := w.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return w.lastDirs
 }
 
 // Entries reports whether the last Drain's events made, removed or
@@ -290,6 +308,9 @@ func (h *Hub) event(ev *unix.InotifyEvent, name []byte) {
 			w.names = append(w.names, dir)
 		default:
 			w.names = append(w.names, filepath.Join(dir, string(name)))
+		}
+		if !w.lost && ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&folder != 0 {
+			w.dirs = append(w.dirs, w.names[len(w.names)-1])
 		}
 	}
 	if ev.Mask&unix.IN_IGNORED != 0 {

@@ -59,6 +59,9 @@ func (h *Hub) Begin() {}
 // End does nothing.
 func (h *Hub) End() {}
 
+// Folders is nil: every Drain here is lost.
+func (w *Watch) Folders() []string { return nil }
+
 // Entries reports true: nothing says otherwise.
 func (w *Watch) Entries() bool { return true }
 

@@ -17,6 +17,8 @@ import (
 func TestHub(t *testing.T) {
 	h := testHub(t)
 	dir, other := t.TempDir(), t.TempDir()
+	f := filepath.Join(dir, "x.js")
+	os.WriteFile(f, []byte("1"), 0o644)
 	a, b, c := h.Watch(), h.Watch(), h.Watch()
 	for _, add := range []struct {
 		w   *Watch
@@ -29,9 +31,9 @@ func TestHub(t *testing.T) {
 	if a.Fd() != b.Fd() || a.Fd() != c.Fd() || a.Fd() < 0 {
 		t.Fatalf("descriptors %d %d %d: not one instance", a.Fd(), b.Fd(), c.Fd())
 	}
-	f := filepath.Join(dir, "x.js")
-	os.WriteFile(f, []byte("1"), 0o644)
-	// a reads the instance; b finds its events waiting; c has none
+	// one event (a chmod): a reads the instance; b finds it waiting; c
+	// has none
+	os.Chmod(f, 0o600)
 	if _, _, _, names := a.Drain(); !slices.Contains(names, f) {
 		t.Fatalf("a: names %v, want %s", names, f)
 	}
@@ -253,4 +255,27 @@ func watchIn(t *testing.T, h *Hub, dir string) *Watch {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// TestFolders: a drain names the folders made, moved or removed apart
+// from the files beside them.
+func TestFolders(t *testing.T) {
+	h := testHub(t)
+	dir := t.TempDir()
+	w := watchIn(t, h, dir)
+	f, sub := filepath.Join(dir, "a.js"), filepath.Join(dir, "sub")
+	os.WriteFile(f, nil, 0o644)
+	os.Mkdir(sub, 0o755)
+	_, folders, _, names := w.Drain()
+	if !folders || !slices.Equal(w.Folders(), []string{sub}) || !slices.Contains(names, f) {
+		t.Fatalf("folders %v %q, names %q", folders, w.Folders(), names)
+	}
+	os.WriteFile(f, []byte("x"), 0o644)
+	if _, folders, _, _ := w.Drain(); folders || len(w.Folders()) > 0 {
+		t.Fatalf("a file's write: folders %v %q", folders, w.Folders())
+	}
+	var nilw *Watch
+	if nilw.Folders() != nil {
+		t.Fatal("a nil watch named folders")
+	}
 }

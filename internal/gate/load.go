@@ -355,7 +355,7 @@ func (c *Cache) Ahead(o Options) *Gate {
 	if e.pending {
 		return nil // the next Get checks every stamp, which covers these
 	}
-	if !(lost || folders && e.g.onTheWay(names)) {
+	if !(lost || folders && e.g.onTheWay(e.w.Folders())) {
 		if g, ok := e.g.afterEdits(e.w, names); ok {
 			e.g = g
 			return g
@@ -402,7 +402,7 @@ func (c *Cache) Get(o Options) (*Gate, error) {
 		// A folder made, moved or removed matters only on the way to a
 		// path the gate read; one beside them (a build folder, a test's
 		// folder in /tmp) is a name like any other.
-		shape := lost || folders && e.g.onTheWay(names)
+		shape := lost || folders && e.g.onTheWay(e.w.Folders())
 		if e.pending {
 			// events Ahead drained and left to this call
 			changed, shape, e.pending = true, true, false
