@@ -43,8 +43,8 @@ type sys struct {
 	lost    bool
 	names   []string
 	// entries: an entry was made, removed or renamed in a folder since
-	// the last Drain; drained, the last Drain's (Entries)
-	entries, drained bool
+	// the last Drain; lastEntries, the last Drain's (Entries)
+	entries, lastEntries bool
 	// dirs: the folders made, moved or removed since the last Drain;
 	// lastDirs, the last Drain's (Folders)
 	dirs, lastDirs []string
@@ -184,7 +184,7 @@ func (w *Watch) Drain() (changed, folders, lost bool, names []string) {
 		h.read = h.batch
 	}
 	changed, folders, lost, names = w.changed, w.folders, w.lost, w.names
-	w.drained = w.entries || lost
+	w.lastEntries = w.entries || lost
 	w.lastDirs = w.dirs
 	w.changed, w.folders, w.lost, w.names, w.entries, w.dirs = false, false, false, nil, false, nil
 	return changed, folders, lost, names
@@ -216,7 +216,7 @@ func (w *Watch) Entries() bool {
 	h := w.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return w.drained
+	return w.lastEntries
 }
 
 // Begin starts a batch of drains, one tool call's: the first drain of any
