@@ -543,12 +543,22 @@ func preCommitConfig(hook []byte) (string, bool) {
 	}
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "CONFIG = "); ok {
+			// the Python hooks of pre-commit before 2.0: CONFIG = '…'
+			if v = strings.Trim(v, `'"`); v != "" && v != "None" {
+				return v, true
+			}
+		}
 		if !strings.HasPrefix(line, "ARGS=(") {
 			continue
 		}
-		for _, f := range shellWords(strings.TrimSuffix(line[len("ARGS=("):], ")")) {
+		words := shellWords(strings.TrimSuffix(line[len("ARGS=("):], ")"))
+		for i, f := range words {
 			if v, ok := strings.CutPrefix(f, "--config="); ok && v != "" {
 				return v, true
+			}
+			if (f == "--config" || f == "-c") && i+1 < len(words) {
+				return words[i+1], true
 			}
 		}
 	}
