@@ -254,53 +254,47 @@ const lefthookHook = "#!/bin/sh\n\nif [ \"$LEFTHOOK\" = \"0\" ]; then\n  exit 0\
 // and not otherwise: a project without them keeps those names its own.
 func TestManagedHooks(t *testing.T) {
 	t.Parallel()
-	matched := func(set *Set, proj, rel string) bool {
-		_, ok := set.Match(filepath.Join(proj, rel))
-		return ok
-	}
-	t.Run("pre-commit", func(t *testing.T) {
-		t.Parallel()
-		home, proj := t.TempDir(), t.TempDir()
-		writeFile(t, filepath.Join(proj, ".git", "hooks", "pre-commit"), fmt.Sprintf(preCommitHook, ".pre-commit-config.yaml"))
-		writeFile(t, filepath.Join(proj, ".git", "hooks", "pre-push"), fmt.Sprintf(preCommitHook, "'ci/pre commit.yaml'"))
-		set := NewSet(List(Input{Home: home, Project: proj}))
-		for _, rel := range []string{".pre-commit-config.yaml", "ci/pre commit.yaml"} {
-			if !matched(set, proj, rel) {
-				t.Errorf("%s is not registered", rel)
-			}
-		}
-		if matched(set, proj, "lefthook.yml") {
-			t.Error("lefthook.yml registered without lefthook's hook")
-		}
-	})
-	t.Run("lefthook in hooksPath", func(t *testing.T) {
-		t.Parallel()
-		home, proj := t.TempDir(), t.TempDir()
-		writeFile(t, filepath.Join(proj, ".git", "config"), "[core]\n\thooksPath = "+filepath.Join(home, "hooks")+"\n")
-		writeFile(t, filepath.Join(home, "hooks", "commit-msg"), lefthookHook)
-		set := NewSet(List(Input{Home: home, Project: proj}))
-		for _, rel := range []string{"lefthook.yml", ".lefthook.yaml", ".config/lefthook.toml", "lefthook-local.yml", ".lefthook-local.jsonc", ".lefthook/pre-commit/lint.sh", ".lefthook-local/x.sh"} {
-			if !matched(set, proj, rel) {
-				t.Errorf("%s is not registered", rel)
-			}
-		}
-		if matched(set, proj, ".pre-commit-config.yaml") {
-			t.Error(".pre-commit-config.yaml registered without pre-commit's hook")
-		}
-	})
-	t.Run("none", func(t *testing.T) {
-		t.Parallel()
-		home, proj := t.TempDir(), t.TempDir()
+	for _, tc := range []struct {
+		name string
+		// files are written relative to a folder holding "home" and "proj"
+		files     map[string]string
+		want, not []string // relative to the project
+	}{
+		{"pre-commit", map[string]string{
+			"proj/.git/hooks/pre-commit": fmt.Sprintf(preCommitHook, ".pre-commit-config.yaml"),
+			"proj/.git/hooks/pre-push":   fmt.Sprintf(preCommitHook, "'ci/pre commit.yaml'"),
+		}, []string{".pre-commit-config.yaml", "ci/pre commit.yaml"}, []string{"lefthook.yml"}},
+		{"lefthook in hooksPath", map[string]string{
+			"proj/.git/config":      "[core]\n\thooksPath = ../home/hooks\n",
+			"home/hooks/commit-msg": lefthookHook,
+		}, []string{"lefthook.yml", ".lefthook.yaml", ".config/lefthook.toml", "lefthook-local.yml", ".lefthook-local.jsonc", ".lefthook/pre-commit/lint.sh", ".lefthook-local/x.sh"},
+			[]string{".pre-commit-config.yaml"}},
 		// samples git does not run, and a hook of the person's own
-		writeFile(t, filepath.Join(proj, ".git", "hooks", "pre-commit.sample"), fmt.Sprintf(preCommitHook, ".pre-commit-config.yaml")+lefthookHook)
-		writeFile(t, filepath.Join(proj, ".git", "hooks", "pre-push"), "#!/bin/sh\nmake test\n")
-		set := NewSet(List(Input{Home: home, Project: proj}))
-		for _, rel := range []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook/x.sh"} {
-			if matched(set, proj, rel) {
-				t.Errorf("%s is registered", rel)
+		{"none", map[string]string{
+			"proj/.git/hooks/pre-commit.sample": fmt.Sprintf(preCommitHook, ".pre-commit-config.yaml") + lefthookHook,
+			"proj/.git/hooks/pre-push":          "#!/bin/sh\nmake test\n",
+		}, nil, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook/x.sh"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+			for rel, content := range tc.files {
+				writeFile(t, filepath.Join(root, rel), content)
 			}
-		}
-	})
+			set := NewSet(List(Input{Home: home, Project: proj}))
+			for _, rel := range tc.want {
+				if _, ok := set.Match(filepath.Join(proj, rel)); !ok {
+					t.Errorf("%s is not registered", rel)
+				}
+			}
+			for _, rel := range tc.not {
+				if f, ok := set.Match(filepath.Join(proj, rel)); ok {
+					t.Errorf("%s is registered (as %s)", rel, f)
+				}
+			}
+		})
+	}
 }
 
 // TestPreCommitConfig: the configuration each form of pre-commit's hook
