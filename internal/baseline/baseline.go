@@ -63,8 +63,11 @@ func Roots(home, project, configDir string) []string {
 	}
 	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
 		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
-		inside(registry.GitPaths(home, project))
 	}
+	// what git reads from the work tree (hooks folders, included configs,
+	// hook managers' configurations) whatever .git is: in a linked work
+	// tree or a submodule it is a file naming a git folder elsewhere
+	inside(registry.GitPaths(home, project))
 	// last: a large .claude folder may fill the walk's bound (Partial),
 	// and git's files go first
 	inside(registry.OtherTools(project))
@@ -139,9 +142,10 @@ func take(project string, roots []string, prev map[string]*Entry) (*Snapshot, er
 	for _, root := range roots {
 		err := filepath.WalkDir(filepath.Join(project, filepath.FromSlash(root)), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if d != nil || errors.Is(err, fs.ErrNotExist) {
+				if d != nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 					// a folder that cannot be read: its entry is recorded,
-					// its content is not
+					// its content is not; a root under a file (.git/… where
+					// .git is a linked work tree's file) is as absent
 					return nil
 				}
 				return fmt.Errorf("baseline: %w", err)

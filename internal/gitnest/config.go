@@ -158,6 +158,21 @@ func HooksPaths(text []byte) []string {
 	return out
 }
 
+// HookCommands are the values of hook.<name>.command in a git config
+// file's text (git 2.54 and later run them as hooks, beside the hooks
+// folder's), as git reads them.
+func HookCommands(text []byte) []string {
+	var out []string
+	for _, s := range bothReadings(text) {
+		if s.pattern == "hook.*.command" {
+			if v := configValue(s.value); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // Includes are the files a git config file's text includes, [include]'s
 // and [includeIf "…"]'s path values as git reads them, in order: git reads
 // each as config of its own where its condition holds (a missing one is

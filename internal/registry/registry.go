@@ -14,7 +14,6 @@
 package registry
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -350,8 +349,9 @@ func gitDirs(project string) []string {
 // a file of the work tree (include.path = ../.gitconfig, for shared diff
 // and merge drivers) gives that file a config's power: a core.fsmonitor,
 // core.pager, filter or alias there runs at the person's next git status.
-// It returns the included files and every core.hooksPath value read.
-func gitConfigs(home, project string, gitDirs []string) (included, hooks []string) {
+// It returns the included files, every core.hooksPath value read, and
+// every hook command the configs define (hook.<name>.command).
+func gitConfigs(home, project string, gitDirs []string) (included, hooks, commands []string) {
 	var files []string
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
@@ -384,6 +384,7 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 				hooks = append(hooks, h) // a relative one from the top of the work tree
 			}
 		}
+		commands = append(commands, gitnest.HookCommands(b)...)
 		if f.depth >= 10 {
 			continue
 		}
@@ -400,7 +401,7 @@ func gitConfigs(home, project string, gitDirs []string) (included, hooks []strin
 			}
 		}
 	}
-	return included, hooks
+	return included, hooks, commands
 }
 
 // fromGit is a path git reads in a config value: ~/ from home, ~NAME/
@@ -456,12 +457,12 @@ func gitEntries(home, project string, gitDirs []string) []Entry {
 		// session's integrity check watch it through GitPaths.
 		out = append(out, Entry{Path: filepath.Join(g, "config.worktree"), Owner: Git, What: "git's per-worktree config, read as config where extensions.worktreeConfig is set (git sparse-checkout sets it)"})
 	}
-	included, hooks := gitConfigs(home, project, gitDirs)
+	included, hooks, commands := gitConfigs(home, project, gitDirs)
 	folders := make([]string, 0, len(gitDirs)+len(hooks))
 	for _, g := range gitDirs {
 		folders = append(folders, filepath.Join(g, "hooks"))
 	}
-	out = append(out, managedHooks(project, append(folders, hooks...))...)
+	out = append(out, managedHooks(project, append(folders, hooks...), commands)...)
 	for _, f := range included {
 		out = append(out, Entry{Path: f, Owner: Git, What: "a file git's config includes: its settings, like the config's own, run programs for the person"})
 	}
@@ -481,23 +482,23 @@ func gitEntries(home, project string, gitDirs []string) []Entry {
 	return out
 }
 
-// managedHooks are the work-tree files that a hook manager's hooks in
-// folders (the git folders' hooks and those core.hooksPath names) read
-// at every run: pre-commit's configuration (the --config its hook names,
-// relative to the top of the work tree), and lefthook's configuration
-// files, main and local, in each of its formats and places, with its
-// script folders. A hook by a name git runs (a .sample is not) is read,
-// at most 64 KiB of it. Rewritten by the agent, these run its commands at
+// managedHooks are the work-tree files that a hook manager's hooks read
+// at every run: the hooks by name in folders (the git folders' hooks and
+// those core.hooksPath names; a .sample is not run) and the hook commands
+// git's config defines. For pre-commit's family (pre-commit, and prek, its
+// drop-in): the configuration each names and the default ones. For
+// lefthook: its configuration files, main and local, in each format and
+// place it has read them from, and its script folders. At most 64 KiB of
+// each hook is read. Rewritten by the agent, these run its commands at
 // the person's next commit, as the hook itself would; what they run in
 // turn (a local hook's script, a package's binary) is the project's code,
 // which the agent may write (docs/sandbox.md says so).
-func managedHooks(project string, folders []string) []Entry {
+func managedHooks(project string, folders, commands []string) []Entry {
 	const (
-		preWhat  = "pre-commit's configuration: the hook pre-commit installed runs the commands it names at the person's next commit"
+		preWhat  = "pre-commit's configuration: the hook pre-commit (or prek) installed runs the commands it names at the person's next commit"
 		leftWhat = "lefthook's configuration: the hooks lefthook installed run the commands it names at the person's next commit"
 	)
-	var out []Entry
-	lefthook := false
+	texts := commands
 	for _, d := range folders {
 		entries, err := os.ReadDir(d)
 		if err != nil {
@@ -507,24 +508,22 @@ func managedHooks(project string, folders []string) []Entry {
 			if !slices.Contains(gitHooks, e.Name()) {
 				continue
 			}
-			b, err := safefile.Read(filepath.Join(d, e.Name()), safefile.Options{Max: 64 << 10})
-			if err != nil {
-				continue
+			if b, err := safefile.Read(filepath.Join(d, e.Name()), safefile.Options{Max: 64 << 10}); err == nil {
+				texts = append(texts, string(b))
 			}
-			if cfg, ok := preCommitConfig(b); ok {
-				out = append(out, Entry{Path: absFrom(project, cfg), Owner: Git, What: preWhat})
-			}
-			lefthook = lefthook || bytes.Contains(b, []byte("lefthook"))
 		}
 	}
+	var out []Entry
+	lefthook := false
+	for _, t := range texts {
+		for _, cfg := range preCommitConfigs(t) {
+			out = append(out, Entry{Path: absFrom(project, cfg), Owner: Git, What: preWhat})
+		}
+		lefthook = lefthook || strings.Contains(t, "lefthook")
+	}
 	if lefthook {
-		for _, base := range []string{"lefthook", "lefthook-local"} {
-			for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
-				name := base + "." + ext
-				for _, rel := range []string{name, "." + name, filepath.Join(".config", name)} {
-					out = append(out, Entry{Path: filepath.Join(project, rel), Owner: Git, What: leftWhat})
-				}
-			}
+		for _, rel := range lefthookFiles() {
+			out = append(out, Entry{Path: filepath.Join(project, rel), Owner: Git, What: leftWhat})
 		}
 		out = append(out,
 			Entry{Path: filepath.Join(project, ".lefthook"), Dir: true, Owner: Git, What: "lefthook's scripts, which its hooks run"},
@@ -533,42 +532,69 @@ func managedHooks(project string, folders []string) []Entry {
 	return out
 }
 
-// preCommitConfig is the configuration a hook pre-commit generated reads:
-// the value of --config in its ARGS line, unquoted, or pre-commit's
-// default when the hook names none; false for any other hook.
-func preCommitConfig(hook []byte) (string, bool) {
-	s := string(hook)
-	if !strings.Contains(s, "File generated by pre-commit") && !strings.Contains(s, "hook-impl") {
-		return "", false
-	}
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		if v, ok := strings.CutPrefix(line, "CONFIG = "); ok {
-			// the Python hooks of pre-commit before 2.0: CONFIG = '…'
-			if v = strings.Trim(v, `'"`); v != "" && v != "None" {
-				return v, true
-			}
+// lefthookFiles are the names lefthook reads its configuration from,
+// relative to the top of the work tree: lefthook and lefthook-local, with
+// a leading dot or without, in the project and (without) in .config, as
+// YAML, TOML, JSON or JSONC; before 1.9 also in every format its
+// configuration library took (viper: properties, HCL, dotenv, INI…), in
+// the project alone.
+func lefthookFiles() []string {
+	var out []string
+	for _, base := range []string{"lefthook", "lefthook-local"} {
+		for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
+			out = append(out, base+"."+ext, "."+base+"."+ext, filepath.Join(".config", base+"."+ext))
 		}
-		if !strings.HasPrefix(line, "ARGS=(") {
-			continue
-		}
-		words := shellWords(strings.TrimSuffix(line[len("ARGS=("):], ")"))
-		for i, f := range words {
-			if v, ok := strings.CutPrefix(f, "--config="); ok && v != "" {
-				return v, true
-			}
-			if (f == "--config" || f == "-c") && i+1 < len(words) {
-				return words[i+1], true
-			}
+		for _, ext := range []string{"properties", "props", "prop", "hcl", "tfvars", "dotenv", "env", "ini"} {
+			out = append(out, base+"."+ext, "."+base+"."+ext)
 		}
 	}
-	return ".pre-commit-config.yaml", true
+	return out
 }
 
-// shellWords splits s into words as the shell would a line of plain
-// words: blanks separate, quotes ('…', "…") and a backslash keep what
-// they hold (pre-commit quotes an argument with a blank in it).
-func shellWords(s string) []string {
+// preCommitMarks tell a hook of pre-commit's family: pre-commit's generated
+// line, the ID its hooks have carried since 1.x, its hook-impl command and
+// Python module, prek's generated line, and either run from a hook of the
+// person's own.
+var preCommitMarks = []string{"File generated by pre-commit", "138fd403232d2ddd5efb44317e38bf03", "hook-impl", "pre_commit", "File generated by prek", "pre-commit run", "prek run"}
+
+// preCommitConfigs are the configurations a hook (or a hook command) of
+// pre-commit's family reads: the ones it names (--config=X, --config X,
+// -c X in any line, quoted as the shell or Python quotes; CONFIG = 'X' in
+// the Python hooks before 2.0) and the defaults pre-commit and prek look
+// for; none for any other hook.
+func preCommitConfigs(hook string) []string {
+	if !slices.ContainsFunc(preCommitMarks, func(m string) bool { return strings.Contains(hook, m) }) {
+		return nil
+	}
+	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml", "prek.toml"}
+	for _, line := range strings.Split(hook, "\n") {
+		if !strings.Contains(line, "-c") && !strings.Contains(line, "CONFIG") {
+			continue
+		}
+		w := words(line)
+		for i, f := range w {
+			next := ""
+			if i+1 < len(w) {
+				next = w[i+1]
+			}
+			switch {
+			case strings.HasPrefix(f, "--config="):
+				out = append(out, strings.TrimPrefix(f, "--config="))
+			case f == "--config" || f == "-c":
+				out = append(out, next)
+			case f == "CONFIG" && next == "=" && i+2 < len(w):
+				out = append(out, w[i+2])
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(c string) bool { return c == "" || c == "None" })
+}
+
+// words splits a line of a hook into words as the shell would a line of
+// plain words, and Python a list: blanks, commas, brackets and
+// parentheses separate; quotes ('…', "…") and a backslash keep what they
+// hold (pre-commit quotes an argument with a blank in it).
+func words(s string) []string {
 	var out []string
 	var w strings.Builder
 	in := false // a word is open
@@ -589,7 +615,7 @@ func shellWords(s string) []string {
 			escaped, in = true, true
 		case r == '\'' || r == '"':
 			quote, in = r, true
-		case r == ' ' || r == '\t':
+		case strings.ContainsRune(" \t,[]()", r):
 			if in {
 				out = append(out, w.String())
 				w.Reset()

@@ -293,14 +293,25 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 		if !ok {
 			continue
 		}
-		if _, err := os.Lstat(e.Path); err == nil {
-			p.ReadOnly = append(p.ReadOnly, e.Path)
-			p.Pinned = append(p.Pinned, between(root, e.Path)...)
+		path := e.Path
+		if t, troot, ok := linkedEntry(e, p.Writable); ok {
+			// A registered path that is a link the person made (a linked
+			// .devcontainer or .claude) to a place a command could write:
+			// no mount can hold the link itself, whose folder the command
+			// may write (the session's watch sees it replaced); what it
+			// leads to is locked. A link anywhere else is left to the
+			// mount, which refuses it, naming it.
+			p.Unprotected = append(p.Unprotected, e.Path)
+			path, root = t, troot
+		}
+		if _, err := os.Lstat(path); err == nil {
+			p.ReadOnly = append(p.ReadOnly, path)
+			p.Pinned = append(p.Pinned, between(root, path)...)
 			if e.Secret && e.Owner != registry.Piagent {
 				if e.Dir {
-					p.HiddenDirs = append(p.HiddenDirs, e.Path)
+					p.HiddenDirs = append(p.HiddenDirs, path)
 				} else {
-					p.Hidden = append(p.Hidden, e.Path)
+					p.Hidden = append(p.Hidden, path)
 				}
 			}
 			continue
@@ -308,13 +319,13 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 		// Missing: make its nearest existing folder read-only, unless that
 		// folder is a writable root or the project itself (the command's
 		// own workspace).
-		anc := nearestExisting(filepath.Dir(e.Path))
+		anc := nearestExisting(filepath.Dir(path))
 		if anc == "" || slices.Contains(p.Writable, anc) || anc == in.Project || !paths.Within(root, anc) {
-			p.Unprotected = append(p.Unprotected, e.Path)
+			p.Unprotected = append(p.Unprotected, path)
 			continue
 		}
 		if _, reg := set.Match(anc); !reg && !ownedFolder(in, anc) {
-			p.Unprotected = append(p.Unprotected, e.Path)
+			p.Unprotected = append(p.Unprotected, path)
 			continue
 		}
 		p.ReadOnly = append(p.ReadOnly, anc)
@@ -507,6 +518,27 @@ func rootOf(roots []string, p string) (string, bool) {
 func inAny(roots []string, p string) bool {
 	_, ok := rootOf(roots, p)
 	return ok
+}
+
+// linkedEntry is where registry entry e leads when it is a symbolic link
+// (its last component; not a secret, which is hidden as it was) to a path
+// that exists inside one of the writable roots, resolved to a path without
+// links, with that root; false otherwise. A link whose target does not
+// exist yet is not followed: what a command made there would be seen by
+// no watch (the session's records the link), so the mount refuses it.
+func linkedEntry(e registry.Entry, writable []string) (string, string, bool) {
+	if e.Secret {
+		return "", "", false
+	}
+	if fi, err := os.Lstat(e.Path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", "", false
+	}
+	t, err := filepath.EvalSymlinks(e.Path)
+	if err != nil {
+		return "", "", false
+	}
+	root, ok := rootOf(writable, t)
+	return t, root, ok
 }
 
 // between lists the folders strictly between root and p.
