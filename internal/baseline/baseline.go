@@ -61,17 +61,70 @@ func Roots(home, project, configDir string) []string {
 			}
 		}
 	}
-	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && fi.IsDir() {
-		roots = append(roots, ".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/worktrees")
-	}
-	// what git reads from the work tree (hooks folders, included configs,
-	// hook managers' configurations) whatever .git is: in a linked work
-	// tree or a submodule it is a file naming a git folder elsewhere
+	// git's folders inside the project (.git, or the one a .git file
+	// names), and what git reads from the work tree (hooks folders,
+	// included configs, hook managers' configurations, the .git file)
+	inside(registry.GitFolders(project))
 	inside(registry.GitPaths(home, project))
 	// last: a large .claude folder may fill the walk's bound (Partial),
 	// and git's files go first
 	inside(registry.OtherTools(project))
-	return roots
+	// a root the person made a link: the links on its way and what it
+	// leads to, inside the project, are watched too (the sandbox locks
+	// that end, not the link, which a command could re-point)
+	for _, r := range roots[1:] {
+		links, end := wayOf(filepath.Join(project, filepath.FromSlash(r)))
+		if len(links) == 0 {
+			continue
+		}
+		for _, p := range append(links, end) {
+			if rel, err := filepath.Rel(project, p); err == nil && p != "" && p != project && paths.Within(project, p) {
+				roots = append(roots, filepath.ToSlash(rel))
+			}
+		}
+	}
+	// in order (the walk's bound falls on the last), once each
+	seen := map[string]bool{}
+	return slices.DeleteFunc(roots, func(r string) bool {
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	})
+}
+
+// wayOf resolves p as the kernel would and returns the symbolic links met
+// on the way (p's own last component among them), and where it ends; a
+// missing component is kept as written. No links: nil and p.
+func wayOf(p string) (links []string, end string) {
+	rest := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
+	cur := "/"
+	for n := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		t, err := os.Readlink(next)
+		if n++; err != nil || n > 40 {
+			return links, ""
+		}
+		links = append(links, next)
+		if filepath.IsAbs(t) {
+			cur = "/"
+		}
+		rest = append(strings.Split(filepath.ToSlash(t), "/"), rest...)
+	}
+	return links, cur
 }
 
 // skipped are paths in the project's Pi folder that the adapter or a
@@ -160,7 +213,10 @@ func take(project string, roots []string, prev map[string]*Entry) (*Snapshot, er
 					return nil
 				}
 			}
-			if len(s.Entries) >= maxEntries {
+			// the bound is on what lies below the roots: each root's own
+			// entry is recorded whatever came before it (a large .opencode
+			// must not hide a .devcontainer link or a hooks file after it)
+			if len(s.Entries) >= maxEntries && rel != root {
 				s.Partial = true
 				return filepath.SkipAll
 			}
@@ -262,23 +318,23 @@ func Compare(s *Snapshot) ([]Change, error) {
 	}
 	var out []Change
 	seen := make(map[string]bool, len(now.Entries))
+	// a root's own entry is in both walks, past the bound too (take)
+	isRoot := func(p string) bool { return slices.Contains(s.Roots, p) }
 	for i := range now.Entries {
 		e := &now.Entries[i]
 		seen[e.Path] = true
 		switch b := base[e.Path]; {
 		case b == nil:
-			if !s.Partial {
+			if !s.Partial || isRoot(e.Path) {
 				out = append(out, Change{e.Path, "added"})
 			}
 		case !same(b, e):
 			out = append(out, Change{e.Path, "changed"})
 		}
 	}
-	if !now.Partial {
-		for _, b := range s.Entries {
-			if !seen[b.Path] {
-				out = append(out, Change{b.Path, "removed"})
-			}
+	for _, b := range s.Entries {
+		if !seen[b.Path] && (!now.Partial || isRoot(b.Path)) {
+			out = append(out, Change{b.Path, "removed"})
 		}
 	}
 	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })

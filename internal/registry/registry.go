@@ -239,13 +239,7 @@ func List(in Input) []Entry {
 		add(filepath.Join(p, cfg), true, Pi, "the project's Pi folder: mcp.json, settings.json, extensions, packages Pi and the adapter load")
 		watch(add(ProjectPolicy(p), false, Piagent, "the project's tool policy"))
 		gds := gitDirs(p)
-		for _, g := range gds {
-			add(filepath.Join(g, "hooks"), true, Git, "git hooks: code git runs for the person")
-			add(filepath.Join(g, "config"), false, Git, "git config: aliases, hooks path and programs git runs")
-			add(filepath.Join(g, "commondir"), false, Git, "git's common folder: where its config and hooks are read from")
-			add(filepath.Join(g, "info"), true, Git, "git's info folder: attributes, excludes and sparse patterns")
-			add(filepath.Join(g, "worktrees"), true, Git, "git's linked work trees: each with a gitdir and a config of its own")
-		}
+		out = append(out, gitFolders(gds)...)
 		out = append(out, gitEntries(home, p, gds)...)
 		out = append(out, OtherTools(p)...)
 	}
@@ -292,6 +286,39 @@ func OtherTools(project string) []Entry {
 	out := make([]Entry, 0, len(otherTools))
 	for _, o := range otherTools {
 		out = append(out, Entry{Path: filepath.Join(project, filepath.FromSlash(o.rel)), Dir: o.dir, Owner: Tools, What: o.what})
+	}
+	return out
+}
+
+// gitFolders are the registry's entries in each git folder of gds: what
+// decides what git runs and reads for the person.
+func gitFolders(gds []string) []Entry {
+	out := make([]Entry, 0, 5*len(gds))
+	for _, g := range gds {
+		out = append(out,
+			Entry{Path: filepath.Join(g, "hooks"), Dir: true, Owner: Git, What: "git hooks: code git runs for the person"},
+			Entry{Path: filepath.Join(g, "config"), Owner: Git, What: "git config: aliases, hooks path and programs git runs"},
+			Entry{Path: filepath.Join(g, "commondir"), Owner: Git, What: "git's common folder: where its config and hooks are read from"},
+			Entry{Path: filepath.Join(g, "info"), Dir: true, Owner: Git, What: "git's info folder: attributes, excludes and sparse patterns"},
+			Entry{Path: filepath.Join(g, "worktrees"), Dir: true, Owner: Git, What: "git's linked work trees: each with a gitdir and a config of its own"})
+	}
+	return out
+}
+
+// GitFolders are the registry's entries in project's own git folders (the
+// .git folder, the one a .git file names, its common folder; not the
+// submodules', whose settings the nested repositories' check reads), for
+// the launcher's baseline, which watches those inside the project.
+func GitFolders(project string) []Entry { return gitFolders(mainGitDirs(gitDirs(project))) }
+
+// mainGitDirs are the git folders of gds that are not a submodule's (one
+// below another's modules folder).
+func mainGitDirs(gds []string) []string {
+	var out []string
+	for i, g := range gds {
+		if !slices.ContainsFunc(gds[:i], func(m string) bool { return paths.Within(filepath.Join(m, "modules"), g) }) {
+			out = append(out, g)
+		}
 	}
 	return out
 }
@@ -457,9 +484,16 @@ func gitEntries(home, project string, gitDirs []string) []Entry {
 		// session's integrity check watch it through GitPaths.
 		out = append(out, Entry{Path: filepath.Join(g, "config.worktree"), Owner: Git, What: "git's per-worktree config, read as config where extensions.worktreeConfig is set (git sparse-checkout sets it)"})
 	}
+	if fi, err := os.Lstat(filepath.Join(project, ".git")); err == nil && !fi.IsDir() {
+		// a linked work tree's or a submodule's: re-pointed, git reads
+		// hooks and config from wherever it names
+		out = append(out, Entry{Path: filepath.Join(project, ".git"), Owner: Git, What: "the .git file: git reads its hooks and config from the git folder it names"})
+	}
 	included, hooks, commands := gitConfigs(home, project, gitDirs)
+	// the hooks of the project's own git folders (a submodule's run in
+	// its own work tree, and .git/modules is the agent's to write)
 	folders := make([]string, 0, len(gitDirs)+len(hooks))
-	for _, g := range gitDirs {
+	for _, g := range mainGitDirs(gitDirs) {
 		folders = append(folders, filepath.Join(g, "hooks"))
 	}
 	out = append(out, managedHooks(project, append(folders, hooks...), commands)...)
@@ -498,7 +532,7 @@ func managedHooks(project string, folders, commands []string) []Entry {
 		preWhat  = "pre-commit's configuration: the hook pre-commit (or prek) installed runs the commands it names at the person's next commit"
 		leftWhat = "lefthook's configuration: the hooks lefthook installed run the commands it names at the person's next commit"
 	)
-	texts := commands
+	texts := commands[:min(len(commands), maxHookTexts)]
 	for _, d := range folders {
 		entries, err := os.ReadDir(d)
 		if err != nil {
@@ -507,6 +541,9 @@ func managedHooks(project string, folders, commands []string) []Entry {
 		for _, e := range entries {
 			if !slices.Contains(gitHooks, e.Name()) {
 				continue
+			}
+			if len(texts) == maxHookTexts {
+				break
 			}
 			if b, err := safefile.Read(filepath.Join(d, e.Name()), safefile.Options{Max: 64 << 10}); err == nil {
 				texts = append(texts, string(b))
@@ -531,6 +568,15 @@ func managedHooks(project string, folders, commands []string) []Entry {
 	}
 	return out
 }
+
+// maxHookTexts bounds the hooks and hook commands managedHooks reads, and
+// maxNamed the configurations one of them may name (pre-commit's name
+// one): a planted hook of many -c words costs a few entries, not
+// thousands, in every command's registry.
+const (
+	maxHookTexts = 64
+	maxNamed     = 4
+)
 
 // lefthookFiles are the names lefthook reads its configuration from,
 // relative to the top of the work tree: lefthook and lefthook-local, with
@@ -566,8 +612,12 @@ func preCommitConfigs(hook string) []string {
 	if !slices.ContainsFunc(preCommitMarks, func(m string) bool { return strings.Contains(hook, m) }) {
 		return nil
 	}
-	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml", "prek.toml"}
+	defaults := []string{".pre-commit-config.yaml", ".pre-commit-config.yml", "prek.toml"}
+	out := defaults
 	for _, line := range strings.Split(hook, "\n") {
+		if len(out) >= len(defaults)+maxNamed {
+			break
+		}
 		if !strings.Contains(line, "-c") && !strings.Contains(line, "CONFIG") {
 			continue
 		}
@@ -585,9 +635,13 @@ func preCommitConfigs(hook string) []string {
 			case f == "CONFIG" && next == "=" && i+2 < len(w):
 				out = append(out, w[i+2])
 			}
+			if len(out) >= len(defaults)+maxNamed {
+				break
+			}
 		}
 	}
-	return slices.DeleteFunc(out, func(c string) bool { return c == "" || c == "None" })
+	out = slices.DeleteFunc(out, func(c string) bool { return c == "" || c == "None" })
+	return out[:min(len(out), len(defaults)+maxNamed)]
 }
 
 // words splits a line of a hook into words as the shell would a line of

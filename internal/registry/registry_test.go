@@ -329,6 +329,10 @@ func TestPreCommitConfigs(t *testing.T) {
 			t.Errorf("%q: %q, want %q among them", hook, got, want)
 		}
 	}
+	// a planted hook full of -c words names a few, not thousands
+	if got := preCommitConfigs("#!/bin/sh\n# pre-commit run\n" + strings.Repeat("-c a ", 10000) + "\n" + strings.Repeat("--config=b\n", 1000)); len(got) > 7 {
+		t.Errorf("a hook of 11,000 -c and --config words names %d configurations", len(got))
+	}
 	for _, hook := range []string{"#!/bin/sh\nmake lint\n", lefthookHook, "#!/bin/sh\nsh -c 'exit 0'\n"} {
 		if got := preCommitConfigs(hook); got != nil {
 			t.Errorf("a hook of another kind names %q", got)

@@ -82,6 +82,6 @@ func Sandbox(w io.Writer, st ops.SandboxState, p ops.SandboxProfile, who string)
 	if p.Name == "agent" && len(p.Hidden)+len(p.HiddenDirs) > 0 {
 		fmt.Fprintln(w, "  (a secret store a command of this project needs, kubectl's ~/.kube: piagent-mcp grant --agent --read PATH)")
 	}
-	list("not protected by the sandbox (the command could create them)", p.Unprotected)
+	list("not protected by the sandbox (the command could create them, or re-point a link)", p.Unprotected)
 	list("environment", p.Env)
 }

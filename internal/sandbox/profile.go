@@ -521,11 +521,15 @@ func inAny(roots []string, p string) bool {
 }
 
 // linkedEntry is where registry entry e leads when it is a symbolic link
-// (its last component; not a secret, which is hidden as it was) to a path
-// that exists inside one of the writable roots, resolved to a path without
-// links, with that root; false otherwise. A link whose target does not
-// exist yet is not followed: what a command made there would be seen by
-// no watch (the session's records the link), so the mount refuses it.
+// (its last component; not a secret, which is hidden as it was) straight
+// to a path that exists inside one of the writable roots, with that root:
+// the link's text, from the link's folder, must name the path with no
+// link on the way and no "..", so that what the mount locks is what the
+// link leads to, with every folder on the way pinned, and the only thing
+// a command could re-point is the link itself, which the session's watch
+// records. false otherwise: a chain of links, a link to nothing yet (what
+// a command made there no watch would see), a link through a folder that
+// is one; the mount then refuses it, naming it.
 func linkedEntry(e registry.Entry, writable []string) (string, string, bool) {
 	if e.Secret {
 		return "", "", false
@@ -533,8 +537,19 @@ func linkedEntry(e registry.Entry, writable []string) (string, string, bool) {
 	if fi, err := os.Lstat(e.Path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return "", "", false
 	}
-	t, err := filepath.EvalSymlinks(e.Path)
-	if err != nil {
+	text, err := os.Readlink(e.Path)
+	if err != nil || slices.Contains(strings.Split(filepath.ToSlash(text), "/"), "..") {
+		return "", "", false
+	}
+	t := text
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(e.Path), t)
+	}
+	t = filepath.Clean(t)
+	if r, err := filepath.EvalSymlinks(t); err != nil || r != t {
+		return "", "", false
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(e.Path)); err != nil || r != filepath.Dir(e.Path) {
 		return "", "", false
 	}
 	root, ok := rootOf(writable, t)
