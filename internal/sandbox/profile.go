@@ -294,15 +294,19 @@ func derive(in Input, name string, writable []string, private string, hideOwn bo
 			continue
 		}
 		path := e.Path
-		if t, troot, ok := linkedEntry(e, p.Writable); ok {
+		if t, ok := linkedEntry(e); ok {
 			// A registered path that is a link the person made (a linked
-			// .devcontainer or .claude) to a place a command could write:
+			// .devcontainer, a .vscode/settings.json from their dotfiles):
 			// no mount can hold the link itself, whose folder the command
 			// may write (the session's watch sees it replaced); what it
-			// leads to is locked. A link anywhere else is left to the
-			// mount, which refuses it, naming it.
+			// leads to is locked where a command could write it, and is
+			// read-only already anywhere else. Any other link is left to
+			// the mount, which refuses it, naming it.
 			p.Unprotected = append(p.Unprotected, e.Path)
-			path, root = t, troot
+			if root, ok = rootOf(p.Writable, t); !ok {
+				continue
+			}
+			path = t
 		}
 		if _, err := os.Lstat(path); err == nil {
 			p.ReadOnly = append(p.ReadOnly, path)
@@ -522,24 +526,23 @@ func inAny(roots []string, p string) bool {
 
 // linkedEntry is where registry entry e leads when it is a symbolic link
 // (its last component; not a secret, which is hidden as it was) straight
-// to a path that exists inside one of the writable roots, with that root:
-// the link's text, from the link's folder, must name the path with no
-// link on the way and no "..", so that what the mount locks is what the
-// link leads to, with every folder on the way pinned, and the only thing
-// a command could re-point is the link itself, which the session's watch
-// records. false otherwise: a chain of links, a link to nothing yet (what
-// a command made there no watch would see), a link through a folder that
-// is one; the mount then refuses it, naming it.
-func linkedEntry(e registry.Entry, writable []string) (string, string, bool) {
+// to a path that exists: the link's text, from the link's folder, must
+// name the path with no link on the way and no "..", so that what the
+// mount locks is what the link leads to, with every folder on the way
+// pinned, and the only thing a command could re-point is the link itself,
+// which the session's watch records. false otherwise: a chain of links, a
+// link to nothing yet (what a command made there no watch would see), a
+// link through a folder that is one; the mount then refuses it, naming it.
+func linkedEntry(e registry.Entry) (string, bool) {
 	if e.Secret {
-		return "", "", false
+		return "", false
 	}
 	if fi, err := os.Lstat(e.Path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return "", "", false
+		return "", false
 	}
 	text, err := os.Readlink(e.Path)
 	if err != nil || slices.Contains(strings.Split(filepath.ToSlash(text), "/"), "..") {
-		return "", "", false
+		return "", false
 	}
 	t := text
 	if !filepath.IsAbs(t) {
@@ -547,13 +550,12 @@ func linkedEntry(e registry.Entry, writable []string) (string, string, bool) {
 	}
 	t = filepath.Clean(t)
 	if r, err := filepath.EvalSymlinks(t); err != nil || r != t {
-		return "", "", false
+		return "", false
 	}
 	if r, err := filepath.EvalSymlinks(filepath.Dir(e.Path)); err != nil || r != filepath.Dir(e.Path) {
-		return "", "", false
+		return "", false
 	}
-	root, ok := rootOf(writable, t)
-	return t, root, ok
+	return t, true
 }
 
 // between lists the folders strictly between root and p.

@@ -804,7 +804,21 @@ func TestLinkedRegisteredAttacks(t *testing.T) {
 	if out, err := d.run(t, "echo ran"); err == nil || strings.Contains(out, "ran\n") || !strings.Contains(out, "symbolic link") {
 		t.Errorf("a command with .devcontainer.json a link to nothing: %v\n%s", err, out)
 	}
+	// a link to the person's own file outside what a command writes (a
+	// .vscode/settings.json from their dotfiles): read-only already, the
+	// command runs, and a write through the link fails
+	dotfiles := func(t *testing.T, w *world) {
+		write(t, filepath.Join(w.home, "dotfiles", "vscode-settings.json"), `{}`)
+		must(t, os.MkdirAll(filepath.Join(w.proj, ".vscode"), 0o755))
+		must(t, os.Symlink(filepath.Join(w.home, "dotfiles", "vscode-settings.json"), filepath.Join(w.proj, ".vscode", "settings.json")))
+	}
+	h := newWorld(t)
+	dotfiles(t, h)
+	if out, err := h.run(t, "echo ran"); err != nil || !strings.Contains(out, "ran") {
+		t.Errorf("a plain command in a project with .vscode/settings.json a link into the home: %v\n%s", err, out)
+	}
 	for _, a := range []attack{
+		{name: "through a link into the home", script: `echo '{"python.defaultInterpreterPath": "./pwned"}' > .vscode/settings.json`, effect: fileHas(".vscode/settings.json", "pwned"), setup: dotfiles},
 		{name: "through the link", script: `echo '{"initializeCommand": "touch pwned"}' > .devcontainer/devcontainer.json`, effect: fileHas("tools/devcontainer/devcontainer.json", "pwned"), setup: linked},
 		{name: "the target by its path", script: `echo '{"initializeCommand": "touch pwned"}' > tools/devcontainer/devcontainer.json`, effect: fileHas("tools/devcontainer/devcontainer.json", "pwned"), setup: linked},
 		{name: "a file beside the target", script: `echo 'touch pwned' > tools/devcontainer/init.sh`, effect: fileHas("tools/devcontainer/init.sh", "pwned"), setup: linked},
