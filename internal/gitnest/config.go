@@ -1,6 +1,9 @@
 package gitnest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // allowed are the settings a nested repository's config may hold: what
 // git init, git clone and git submodule write. Keys are section.name, or
@@ -146,41 +149,27 @@ func isAlnum(c byte) bool {
 // HooksPaths are the values of core.hooksPath in a git config file's text,
 // as git reads them (quotes and escapes removed, a comment cut), in order:
 // git runs the last one's hooks instead of those in the git folder.
-func HooksPaths(text []byte) []string {
-	var out []string
-	for _, s := range bothReadings(text) {
-		if s.pattern == "core.hookspath" {
-			if v := configValue(s.value); v != "" {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
+func HooksPaths(text []byte) []string { return values(text, "core.hookspath") }
 
 // HookCommands are the values of hook.<name>.command in a git config
 // file's text (git 2.54 and later run them as hooks, beside the hooks
 // folder's), as git reads them.
-func HookCommands(text []byte) []string {
-	var out []string
-	for _, s := range bothReadings(text) {
-		if s.pattern == "hook.*.command" {
-			if v := configValue(s.value); v != "" {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
+func HookCommands(text []byte) []string { return values(text, "hook.*.command") }
 
 // Includes are the files a git config file's text includes, [include]'s
 // and [includeIf "…"]'s path values as git reads them, in order: git reads
 // each as config of its own where its condition holds (a missing one is
 // passed over).
-func Includes(text []byte) []string {
+func Includes(text []byte) []string { return values(text, "include.path", "includeif.*.path") }
+
+// values are the values of the settings of text whose pattern (the key
+// lower case, a subsection as "*") is one of patterns, as git reads them
+// (quotes and escapes removed, a comment cut), in order; empty ones left
+// out.
+func values(text []byte, patterns ...string) []string {
 	var out []string
 	for _, s := range bothReadings(text) {
-		if s.pattern == "include.path" || s.pattern == "includeif.*.path" {
+		if slices.Contains(patterns, s.pattern) {
 			if v := configValue(s.value); v != "" {
 				out = append(out, v)
 			}
